@@ -1,0 +1,87 @@
+# teachgrad — course and package.  Start with `make lab` or `make test`.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+# Notebook checks.  Each entry is a target that `make test` runs after the unit tests;
+# append more with `NOTEBOOK_TESTS += your-target`.  The nbval runs are added only when
+# their folders hold notebooks, so `make test` passes before any chapter exists.
+NBVAL_STRICT_DIRS := $(sort $(dir $(wildcard notebooks/*.ipynb solutions/*.ipynb)))
+NBVAL_LAX_DIRS    := $(sort $(dir $(wildcard exercises/*.ipynb)))
+NOTEBOOK_TESTS    :=
+ifneq ($(NBVAL_STRICT_DIRS),)
+NOTEBOOK_TESTS += test-notebooks
+endif
+ifneq ($(NBVAL_LAX_DIRS),)
+NOTEBOOK_TESTS += test-exercises
+endif
+
+.PHONY: setup dot test test-unit test-notebooks test-exercises lab exercises notebooks bench clean
+
+## Set-up: a virtualenv with teachgrad (editable) and the course/test tools, plus graphviz's dot.
+setup: $(STAMP) dot
+
+$(BIN)/python:
+	@$(PYTHON) -m venv $(VENV) || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    rm -rf $(VENV); \
+	    apt-get install -y python3-venv || { apt-get update && apt-get install -y python3-venv; }; \
+	    $(PYTHON) -m venv $(VENV); \
+	  else \
+	    echo "Could not create $(VENV): install Python's venv module (Debian/Ubuntu: apt-get install python3-venv)"; \
+	    exit 1; \
+	  fi; }
+	$(BIN)/python -m pip install --upgrade pip
+
+# Reinstalled only when pyproject.toml changes (the editable install follows edits to teachgrad/).
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e ".[course,test]"
+	@touch $@
+
+dot:
+	@command -v dot >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing graphviz (the dot program) with apt-get"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y graphviz \
+	    || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y graphviz; }; \
+	  else \
+	    echo "graphviz's dot program is missing: run one of  apt-get install graphviz  /  brew install graphviz  /  conda install -c conda-forge graphviz"; \
+	    exit 1; \
+	  fi; }
+
+## Tests: unit tests, then the notebook checks.
+test: setup
+	@$(MAKE) --no-print-directory test-unit $(NOTEBOOK_TESTS)
+
+# pytest exits 5 when it collects nothing: accepted only while tests/ has no test files.
+test-unit:
+	@$(BIN)/python -m pytest tests; rc=$$?; \
+	if [ $$rc -eq 5 ] && [ -z "$$(find tests -name 'test_*.py' -o -name '*_test.py' 2>/dev/null)" ]; then \
+	  echo "No unit tests yet."; rc=0; \
+	fi; exit $$rc
+
+test-notebooks:
+	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg \
+	  -n 2 --dist loadscope $(NBVAL_STRICT_DIRS)
+
+test-exercises:
+	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -n 2 $(NBVAL_LAX_DIRS)
+
+## The course.
+lab: setup
+	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+
+## Instructors: regenerate exercises/ from solutions/, re-execute the notebooks.
+exercises: setup
+	$(BIN)/python -m teachgrad.course.make_exercises solutions exercises
+
+notebooks: setup
+	$(BIN)/python -m teachgrad.course.run_notebooks notebooks solutions
+
+bench: setup
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,43 @@
+"""teachgrad: a small, readable autograd on numpy that behaves like PyTorch.
+
+    import teachgrad as torch
+
+runs a student's PyTorch code unchanged and shows the same values, node names,
+flags and errors. Every mechanism can be opened and read: start with
+``teachgrad/tensor.py`` and ``teachgrad/autograd/``.
+"""
+from teachgrad import ops as _ops  # attaches the operations to Tensor
+from teachgrad import autograd
+from teachgrad.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                          no_grad, set_grad_enabled)
+from teachgrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
+                                full_like, get_rng_state, initial_seed, linspace, manual_seed,
+                                ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                                randperm, seed, set_rng_state, tensor, zeros, zeros_like)
+from teachgrad.dtypes import (bool_ as bool, dtype, float16, float32, float64,
+                              get_default_dtype, int32, int64, set_default_dtype, uint8)
+from teachgrad.ops.indexing import index as _index
+from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv
+from teachgrad.ops.pointwise import (abs, add, allclose, clamp, clone, cos, div, eq, equal, exp,
+                                     ge, gt, isfinite, isnan, le, log, logical_and, logical_not,
+                                     logical_or, lt, maximum, minimum, mul, ne, neg, pow,
+                                     reciprocal, relu, sigmoid, sign, sin, sqrt, sub, tanh, where)
+from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, log_softmax,
+                                     logsumexp, max, mean, min, norm, softmax, sum)
+from teachgrad.ops.shape import (cat, chunk, expand, flatten, narrow, permute, reshape, select,
+                                 split, squeeze, stack, t, transpose, unbind, unsqueeze)
+from teachgrad.printing import set_printoptions
+from teachgrad.tensor import Size, Tensor
+
+half, double, long, int, float = float16, float64, int64, int32, float32
+clip = clamp
+concat = concatenate = cat
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()

@@ -1,0 +1,215 @@
+"""The backward engine: runs the graph's nodes from the roots down to the leaves.
+
+1. Count, for every node reachable from the roots, how many edges point at it.
+2. Start with the roots. A node runs once all gradients for it have arrived
+   (its count has dropped to zero); among ready nodes the most recently created
+   runs first, as in PyTorch.
+3. Running a node: its tensor hooks and pre-hooks see the incoming gradients,
+   the node computes one gradient per input edge, post-hooks see both, and
+   each gradient is added into the buffer of the node it flows to.
+
+The walk is a loop with an explicit stack and heap, never recursion, so a
+graph 100,000 nodes deep is fine.
+"""
+import heapq
+
+from teachgrad.autograd import anomaly, grad_mode
+from teachgrad.autograd.graph import AccumulateGrad
+
+
+class GraphTask:
+    """One call of backward() or grad(): its roots, options, and the gradients in flight."""
+
+    def __init__(self, root_edges, root_grads, retain_graph, create_graph, inputs=None,
+                 capture=False):
+        self.root_edges = root_edges
+        self.root_grads = root_grads
+        self.retain_graph = retain_graph
+        self.create_graph = create_graph
+        self.input_edges = inputs          # the edges to compute gradients for, or None for all
+        self.capture = capture             # grad(): return the gradients instead of accumulating
+        self.captured_slots = set(inputs) if capture else set()
+        self.captured = {}
+
+
+def run_backward(task, on_node_run=None):
+    """Execute a GraphTask. ``on_node_run(node, grads_in, grads_out)`` observes each step."""
+    roots = [node for node, _ in task.root_edges if node is not None]
+    dependencies = count_dependencies(roots)
+    needed = nodes_needed(roots, task.input_edges) if task.input_edges is not None else None
+    buffers = {}
+    for (node, input_nr), grad in zip(task.root_edges, task.root_grads):
+        add_to_buffer(buffers, node, input_nr, grad)
+
+    ready = []
+    for node in set(roots):
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+    with grad_mode.set_grad_enabled(task.create_graph):
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads_in = buffers.pop(node, None) or [None] * getattr(node, "_num_outputs", 1)
+            grads_out = run_node(task, node, grads_in, needed)
+            if on_node_run is not None:
+                on_node_run(node, grads_in, grads_out)
+            for (next_node, input_nr), grad in zip(node.next_functions, grads_out):
+                if next_node is None:
+                    continue
+                if grad is not None:
+                    add_to_buffer(buffers, next_node, input_nr, grad)
+                dependencies[next_node] -= 1
+                if dependencies[next_node] == 0:
+                    heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+    return task
+
+
+def count_dependencies(roots):
+    """How many edges point at each node reachable from the roots (iterative walk)."""
+    dependencies = {}
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return dependencies
+
+
+def nodes_needed(roots, input_edges):
+    """The nodes that lie on a path from a root to one of the requested inputs."""
+    targets = {node for node, _ in input_edges}
+    needed = set()
+    # post-order walk: a node is needed if it is a target or leads to a needed node
+    stack = [(node, False) for node in set(roots)]
+    visited = set()
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            if node in targets or any(n in needed for n, _ in node.next_functions if n is not None):
+                needed.add(node)
+            continue
+        if node in visited:
+            continue
+        visited.add(node)
+        stack.append((node, True))
+        stack.extend((n, False) for n, _ in node.next_functions if n is not None and n not in visited)
+    return needed
+
+
+def add_to_buffer(buffers, node, input_nr, grad):
+    """Sum gradients arriving at the same input of a node (one slot per node output)."""
+    slots = buffers.get(node)
+    if slots is None:
+        slots = buffers[node] = [None] * getattr(node, "_num_outputs", 1)
+    slots[input_nr] = grad if slots[input_nr] is None else slots[input_nr] + grad
+
+
+def run_node(task, node, grads, needed):
+    """Hooks, then the node itself, then post-hooks; returns one gradient per next edge."""
+    nothing = [None] * len(node.next_functions)
+    if all(grad is None for grad in grads):
+        return nothing      # no gradient reached this node: nothing flows on from it
+    grads = call_tensor_pre_hooks(node, grads)
+    for hook in node._pre_hooks.values():
+        replaced = hook(tuple(grads))
+        if replaced is not None:
+            grads = list(replaced)
+    if task.capture and capture_input_grads(task, node, grads):
+        return nothing
+    if needed is not None and node not in needed:
+        return nothing      # this branch leads to none of the requested inputs
+    try:
+        grads_out = node(*grads)
+        grads_out = validate_outputs(node, grads_out)
+        if anomaly.is_anomaly_enabled():
+            anomaly.check_for_nan(node, grads_out)
+    except Exception:
+        if anomaly.is_anomaly_enabled():
+            anomaly.report_failed_node(node)
+        raise
+    for hook in node._post_hooks.values():
+        replaced = hook(tuple(grads_out), tuple(grads))
+        if replaced is not None:
+            grads_out = list(replaced)
+    if not task.retain_graph:
+        node.release_saved()
+    return grads_out
+
+
+def call_tensor_pre_hooks(node, grads):
+    """Hooks registered on the node's output tensors, then their retain_grad hooks."""
+    if isinstance(node, AccumulateGrad):
+        hooks = node.variable._hooks
+        if hooks:
+            grads = [_call_hooks(hooks.values(), grads[0])]
+        return grads
+    for output_nr, hooks in node._tensor_pre_hooks.items():
+        grads[output_nr] = _call_hooks(hooks.values(), grads[output_nr])
+    for output_nr, retain in node._retains_grad_hooks.items():
+        if grads[output_nr] is not None:
+            retain(grads[output_nr])
+    return grads
+
+
+def _call_hooks(hooks, grad):
+    for hook in list(hooks):
+        if grad is None:
+            break
+        replaced = hook(grad)
+        if replaced is not None:
+            grad = replaced
+    return grad
+
+
+def capture_input_grads(task, node, grads):
+    """For autograd.grad(): keep the gradient arriving at a requested input.
+
+    Returns True when the node is a requested leaf, which then must not
+    accumulate into ``.grad``.
+    """
+    hit = False
+    for output_nr in range(len(grads)):
+        if (node, output_nr) in task.captured_slots:
+            task.captured[(node, output_nr)] = grads[output_nr]
+            hit = True
+    return hit and isinstance(node, AccumulateGrad)
+
+
+def validate_outputs(node, grads_out):
+    """Check the number, shape and dtype of a node's gradients, as PyTorch's engine does.
+
+    A gradient of a broadcast input arrives with the broadcast shape: it is summed
+    back to the input's shape here, in one place for every operation.
+    """
+    grads_out = list(grads_out)
+    if len(grads_out) != len(node.next_functions):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(node.next_functions)}, got {len(grads_out)})")
+    for i, (grad, (shape, dtype)) in enumerate(zip(grads_out, node._input_metadata)):
+        if grad is None or node.next_functions[i][0] is None:
+            continue
+        if grad.shape != shape:
+            if not _expandable(shape, grad.shape):
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                                   f"{i} - got {list(grad.shape)} but expected shape compatible "
+                                   f"with {list(shape)}")
+            grad = grad.sum_to_size(shape)
+        if grad.dtype is not dtype:
+            grad = grad.to(dtype)
+        grads_out[i] = grad
+    return grads_out
+
+
+def _expandable(shape, target):
+    """Can a tensor of ``shape`` be broadcast (expanded) to ``target``?"""
+    if len(shape) > len(target):
+        return False
+    for size, target_size in zip(reversed(shape), reversed(target)):
+        if size != 1 and size != target_size:
+            return False
+    return True

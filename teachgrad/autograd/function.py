@@ -1,0 +1,125 @@
+"""Custom autograd Functions, as in ``torch.autograd.Function``.
+
+    class Square(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return 2 * x * grad
+
+``Square.apply(x)`` runs forward without recording, then, if a gradient is
+needed, makes one graph node of class ``SquareBackward``. As in PyTorch, the
+``ctx`` passed to forward and backward *is* that node.
+"""
+from teachgrad.autograd import grad_mode
+from teachgrad.autograd.graph import Node, SavedTensor
+
+
+class FunctionCtx(Node):
+    """The node of a custom Function, and the ``ctx`` its methods receive."""
+    _forward_cls = None
+
+    def __init__(self):
+        super().__init__()
+        self._to_save = ()
+        self._saved = ()
+        self._dirty = ()
+        self._non_differentiable = ()
+        self.materialize_grads = True
+
+    # ---- what forward may call ------------------------------------------------
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        """Declare inputs that forward modified in place."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        """With False, backward receives None (not zeros) for outputs that got no gradient."""
+        self.materialize_grads = value
+
+    # ---- what backward may read -------------------------------------------------
+    @property
+    def saved_tensors(self):
+        return tuple(s.unpack(self) if s is not None else None for s in self._saved)
+
+    def release_saved(self):
+        for saved in self._saved:
+            if saved is not None:
+                saved.free()
+
+    def __call__(self, *grad_outputs):
+        from teachgrad import creation
+        if self.materialize_grads:
+            grad_outputs = [creation.zeros(shape, dtype=dtype) if g is None else g
+                            for g, (shape, dtype) in zip(grad_outputs, self._output_metadata)]
+        grads = self._forward_cls.backward(self, *grad_outputs)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        if len(grads) != len(self._arg_is_tensor):
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {len(self._arg_is_tensor)}, got {len(grads)})")
+        return tuple(g for g, is_tensor in zip(grads, self._arg_is_tensor) if is_tensor)
+
+
+class Function:
+    """Base class for operations with a hand-written backward."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(f"{cls.__name__}Backward", (FunctionCtx,), {"_forward_cls": cls})
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from teachgrad.tensor import Tensor
+        is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        ctx = cls._backward_cls()
+        recording = grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and recording and a.requires_grad
+                                     for a in args)
+        with grad_mode.no_grad():
+            result = cls.forward(ctx, *args, **kwargs)
+        outputs = result if isinstance(result, tuple) else (result,)
+        if recording:
+            _connect(ctx, tensors, is_tensor, outputs)
+        return result
+
+
+def _connect(ctx, tensors, is_tensor, outputs):
+    """Wire the Function's node into the graph, as Operation._connect does for built-ins."""
+    ctx.next_functions = tuple(t._gradient_edge() for t in tensors)
+    ctx._input_metadata = tuple((t.shape, t.dtype) for t in tensors)
+    ctx._arg_is_tensor = is_tensor
+    ctx._num_outputs = len(outputs)
+    ctx._output_metadata = tuple((out.shape, out.dtype) for out in outputs)
+    for output_nr, out in enumerate(outputs):
+        if not out.dtype.is_floating_point or any(out is t for t in ctx._non_differentiable):
+            continue
+        out.grad_fn, out._output_nr, out._requires_grad = ctx, output_nr, True
+    ctx._saved = tuple(_save(ctx, t, outputs) for t in ctx._to_save)
+    ctx._to_save = ()
+
+
+def _save(ctx, tensor, outputs):
+    if tensor is None:
+        return None
+    is_output = any(tensor is out for out in outputs) and tensor.grad_fn is ctx
+    return SavedTensor(tensor, ctx, is_output=is_output)

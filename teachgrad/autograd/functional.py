@@ -1,0 +1,80 @@
+"""The two entry points to the engine: ``backward`` (accumulate into ``.grad``)
+and ``grad`` (return the gradients, touch no ``.grad``)."""
+from teachgrad.autograd import engine
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _root_gradients(outputs, grad_outputs):
+    """One starting gradient per output: given, or 1 for a scalar output."""
+    from teachgrad import creation
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires the same number of grad_outputs as outputs: got "
+                           f"{len(grad_outputs)} grad_outputs and {len(outputs)} outputs")
+    grads = []
+    for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
+        if grad is None:
+            if out.requires_grad and out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            grad = creation.ones_like(out)
+        elif grad.shape != out.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {grad.shape} "
+                               f"and output[{i}] has a shape of {out.shape}.")
+        grads.append(grad)
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute the gradients of ``tensors`` and add them into the leaves' ``.grad``."""
+    outputs = _as_tuple(tensors)
+    root_grads = _root_gradients(outputs, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    input_edges = None
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        input_edges = [t._gradient_edge() for t in inputs]
+    task = engine.GraphTask([out._gradient_edge() for out in outputs], root_grads,
+                            retain_graph, create_graph, inputs=input_edges)
+    engine.run_backward(task)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    root_grads = _root_gradients(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    input_edges = [t._gradient_edge() for t in inputs]
+    task = engine.GraphTask([out._gradient_edge() for out in outputs], root_grads,
+                            retain_graph, create_graph, inputs=input_edges, capture=True)
+    engine.run_backward(task)
+    results = []
+    for i, (t, edge) in enumerate(zip(inputs, input_edges)):
+        g = task.captured.get(edge)
+        if g is None and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                               "been used in the graph. Set allow_unused=True if this is the "
+                               "desired behavior.")
+        if g is None and materialize_grads:
+            from teachgrad import creation
+            g = creation.zeros_like(t)
+        results.append(g)
+    return tuple(results)

@@ -1,0 +1,75 @@
+"""Grad mode: one global switch that decides whether operations record a graph.
+
+``no_grad``, ``enable_grad`` and ``set_grad_enabled`` flip it for a block of
+code (as context managers) or for a whole function (as decorators).
+"""
+import functools
+
+_state = {"enabled": True}
+
+
+def is_grad_enabled():
+    return _state["enabled"]
+
+
+class set_grad_enabled:
+    """Sets grad mode on or off. Works at once, as a context manager, or as a decorator."""
+
+    def __init__(self, mode):
+        self.previous = _state["enabled"]
+        self.mode = bool(mode)
+        _state["enabled"] = self.mode
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _state["enabled"] = self.previous
+        return False
+
+    def __call__(self, function):
+        mode = self.mode
+        _state["enabled"] = self.previous   # used as a decorator: undo the switch
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return function(*args, **kwargs)
+        return wrapper
+
+
+class _GradModeBlock:
+    """Base of no_grad and enable_grad: a context manager that is also a decorator."""
+    mode = True
+
+    def __enter__(self):
+        self.previous = _state["enabled"]
+        _state["enabled"] = self.mode
+
+    def __exit__(self, *exc):
+        _state["enabled"] = self.previous
+        return False
+
+    def __call__(self, function):
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            with type(self)():
+                return function(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeBlock):
+    """Inside this block, operations compute values but record no graph."""
+    mode = False
+
+
+class enable_grad(_GradModeBlock):
+    """Switches graph recording back on, e.g. inside a ``no_grad`` block."""
+    mode = True
+
+
+class inference_mode(_GradModeBlock):
+    """Like no_grad (teachgrad does not model inference tensors separately)."""
+
+    def __init__(self, mode=True):
+        self.mode = not mode

@@ -1,0 +1,66 @@
+"""Check a backward formula against finite differences, as torch.autograd.gradcheck does."""
+import numpy as np
+
+from teachgrad.autograd import functional
+
+
+class GradcheckError(RuntimeError):
+    pass
+
+
+def _numerical_jacobian(fn, inputs, index, eps):
+    """d outputs / d inputs[index], column by column, with central differences."""
+    x = inputs[index]
+    flat = x._data.reshape(-1)
+    columns = []
+    for i in range(flat.size):
+        original = flat[i]
+        flat[i] = original + eps
+        plus = _flat_outputs(fn(*inputs))
+        flat[i] = original - eps
+        minus = _flat_outputs(fn(*inputs))
+        flat[i] = original
+        columns.append((plus - minus) / (2 * eps))
+    return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+
+
+def _flat_outputs(outputs):
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    return np.concatenate([o.detach()._data.reshape(-1).astype(np.float64) for o in outputs])
+
+
+def _analytical_jacobian(fn, inputs, index):
+    """The same Jacobian, row by row, from backward with one-hot output gradients."""
+    from teachgrad import creation
+    outputs = fn(*inputs)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    rows = []
+    for k, out in enumerate(outputs):
+        for j in range(out.numel()):
+            one_hot = [creation.zeros_like(o) for o in outputs]
+            one_hot[k]._data.reshape(-1)[j] = 1.0
+            grad, = functional.grad(outputs, [inputs[index]], one_hot, retain_graph=True,
+                                    allow_unused=True)
+            rows.append(np.zeros(inputs[index].numel()) if grad is None
+                        else grad._data.reshape(-1).astype(np.float64))
+    return np.stack(rows, axis=0)
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
+    """True when backward agrees with finite differences for every input that requires grad.
+
+    Use float64 inputs: in float32 the finite differences are too coarse.
+    """
+    from teachgrad.tensor import Tensor
+    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+    for index, x in enumerate(inputs):
+        if not (isinstance(x, Tensor) and x.requires_grad):
+            continue
+        numerical = _numerical_jacobian(func, inputs, index, eps)
+        analytical = _analytical_jacobian(func, inputs, index)
+        if not np.allclose(analytical, numerical.reshape(analytical.shape), rtol=rtol, atol=atol):
+            if not raise_exception:
+                return False
+            raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {index},\n"
+                                 f"numerical:{numerical}\nanalytical:{analytical}\n")
+    return True

@@ -1,0 +1,177 @@
+"""The backward graph: nodes, edges and saved tensors.
+
+Every tensor made by an operation that needs a gradient points to the node that
+made it (``tensor.grad_fn``). A node points on to the nodes of its inputs through
+``next_functions``: a tuple of ``(node, input_nr)`` pairs, ``(None, 0)`` for an
+input that needs no gradient. Leaves that require grad end in an
+``AccumulateGrad`` node, whose ``variable`` is the leaf itself. That chain of
+nodes is the whole graph: there is no other graph object.
+"""
+import itertools
+import sys
+import weakref
+
+from teachgrad.autograd import anomaly
+
+_sequence_numbers = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``: ``handle.remove()`` takes the hook away again."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self.id = next(self._ids)
+        self._hooks = weakref.ref(hooks_dict)
+
+    def remove(self):
+        hooks = self._hooks()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+
+class HookDict(dict):
+    """A dict of hooks keyed by handle id (a subclass so it can be weakly referenced)."""
+
+
+def add_hook(hooks, fn):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class Node:
+    """A node of the backward graph: called with the gradients of its outputs,
+    it returns the gradients of its inputs, one per entry of ``next_functions``."""
+
+    def __init__(self):
+        self.next_functions = ()
+        self._sequence_nr = next(_sequence_numbers)
+        self._input_metadata = ()      # (shape, dtype) of each input, to check gradients
+        self._pre_hooks = HookDict()
+        self._post_hooks = HookDict()
+        self._tensor_pre_hooks = {}    # output_nr -> HookDict: hooks of the output tensors
+        self._retains_grad_hooks = {}  # output_nr -> the retain_grad hook of that output
+        self.metadata = {}
+        self._forward_trace = anomaly.forward_trace()
+
+    def name(self):
+        return type(self).__name__
+
+    def __call__(self, *grad_outputs):
+        """Run this node's backward: one gradient per output in, one per input edge out."""
+        raise NotImplementedError
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after the node; it may return new grad_inputs."""
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before the node; it may return new grad_outputs."""
+        return add_hook(self._pre_hooks, fn)
+
+    def release_saved(self):
+        """Free what backward needed: called after backward without retain_graph."""
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """Where a leaf that requires grad receives its gradient: adds it into ``variable.grad``."""
+
+    def __init__(self, variable):
+        super().__init__()
+        self._sequence_nr = sys.maxsize   # as in PyTorch: run as soon as it is ready
+        self.variable = variable
+        self._input_metadata = ((variable.shape, variable.dtype),)
+
+    def __call__(self, grad):
+        self.variable._accumulate_grad(grad)
+        return ()
+
+
+class SavedTensor:
+    """A tensor kept by a node for its backward, with the version it had when saved.
+
+    Unpacking checks the version: if the tensor was changed in place since, the
+    gradient would be computed from the wrong numbers, so PyTorch's error is raised.
+    A saved *output* of the node keeps only the data and the version counter (not
+    the tensor, whose grad_fn is this node), so there is no reference cycle.
+    """
+
+    def __init__(self, tensor, node=None, is_output=False):
+        self.saved_version = tensor._version_counter.version
+        self._version_counter = tensor._version_counter
+        self.shape = tuple(tensor.shape)
+        self.dtype = tensor.dtype
+        self.is_output = is_output
+        self.freed = False
+        if is_output:
+            self._data = tensor._data
+            self._requires_grad = tensor.requires_grad
+            self._node = weakref.ref(node)     # non-owning, like PyTorch's weak grad_fn
+            self._output_nr = tensor._output_nr
+            self._tensor = None
+        else:
+            self._tensor = tensor
+
+    @property
+    def current_version(self):
+        return self._version_counter.version
+
+    @property
+    def is_stale(self):
+        return self.current_version != self.saved_version
+
+    def unpack(self, node=None):
+        if self.freed:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or "
+                "if you need to access saved tensors after calling backward.")
+        if self.is_stale:
+            raise InplaceModificationError(self, node)
+        if self._tensor is not None:
+            return self._tensor
+        return self._rebuild_output()
+
+    def _rebuild_output(self):
+        from teachgrad.tensor import Tensor
+        tensor = Tensor._make(self._data, self._version_counter)
+        node = self._node()
+        if self._requires_grad and node is not None:
+            tensor.grad_fn = node
+            tensor._output_nr = self._output_nr
+            tensor._requires_grad = True
+        return tensor
+
+    def free(self):
+        self.freed = True
+        self._tensor = None
+        self._data = None
+
+
+class InplaceModificationError(RuntimeError):
+    """PyTorch's error for a saved tensor that was modified in place after it was saved.
+
+    It carries what ``teachgrad.viz.explain`` needs: the saved tensor and the node
+    whose backward needed it.
+    """
+
+    def __init__(self, saved, node):
+        self.saved = saved
+        self.node = node
+        source = saved._node() if saved.is_output else getattr(saved._tensor, "grad_fn", None)
+        source_name = source.name() if source is not None else "a leaf"
+        shape = ", ".join(str(s) for s in saved.shape)
+        super().__init__(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [teachgrad.{saved.dtype.legacy_name} [{shape}]], which is "
+            f"output 0 of {source_name}, is at version {saved.current_version}; expected "
+            f"version {saved.saved_version} instead. Hint: enable anomaly detection to find "
+            "the operation that failed to compute its gradient, with "
+            "teachgrad.autograd.set_detect_anomaly(True).")

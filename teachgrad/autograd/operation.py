@@ -1,0 +1,128 @@
+"""How a built-in operation records itself in the graph.
+
+Each differentiable primitive is a subclass of ``Operation`` named after
+PyTorch's node (``MulBackward0``), with two short methods:
+
+* ``forward(*arrays, **params)`` computes the result with numpy and says which
+  tensors backward will need (``self.save("other")``, ``self.save("result")``);
+* ``backward(grad)`` returns one gradient per input, written with teachgrad
+  operations, so that under ``create_graph=True`` the gradient is a graph too.
+
+``Operation.apply`` runs forward and, when a gradient is needed, wires the new
+node to the nodes of its inputs. ``Operation.apply_inplace`` does the same for
+``x.add_(y)`` and friends: it writes into ``x``, bumps its version and rebases
+its history.
+"""
+import numpy as np
+
+from teachgrad import dtypes
+from teachgrad.autograd import grad_mode
+from teachgrad.autograd.graph import Node, SavedTensor
+
+
+class Operation(Node):
+    input_names = ("self",)      # PyTorch's names for the tensor inputs, as in _saved_self
+    promote = "common"           # "common": inputs cast to one dtype; "float": ints become float
+
+    # ---- forward: compute, save, wire ------------------------------------
+    @classmethod
+    def apply(cls, *inputs, **params):
+        from teachgrad.tensor import Tensor
+        arrays = cls._input_arrays(inputs)
+        node = cls._new_node(inputs)
+        result = node.forward(*arrays, **params)
+        node._inputs = None
+        if isinstance(result, tuple):
+            outputs = tuple(Tensor._make(r) for r in result)
+        else:
+            outputs = (Tensor._make(result),)
+        if node._recording:
+            node._connect(inputs, outputs)
+        return outputs if isinstance(result, tuple) else outputs[0]
+
+    @classmethod
+    def _new_node(cls, inputs):
+        node = cls.__new__(cls)
+        node._recording = grad_mode.is_grad_enabled() and any(t._requires_grad for t in inputs)
+        node._inputs = inputs
+        node._saved = {}
+        if node._recording:
+            Node.__init__(node)
+            node.needs_input_grad = tuple(t._requires_grad for t in inputs)
+        else:
+            node.needs_input_grad = (False,) * len(inputs)
+        return node
+
+    @classmethod
+    def _input_arrays(cls, inputs):
+        if cls.promote == "common" and len(inputs) > 1:
+            common = dtypes.result_type(inputs).numpy
+            return [t._data if t._data.dtype == common else t._data.astype(common) for t in inputs]
+        if cls.promote == "float":
+            return [t._data if t._data.dtype.kind == "f"
+                    else t._data.astype(dtypes.get_default_dtype().numpy) for t in inputs]
+        return [t._data for t in inputs]
+
+    def save(self, name):
+        """Keep an input (by its PyTorch name) or the ``"result"`` for backward."""
+        if self._recording:
+            if name == "result":
+                self._saved["result"] = None          # filled in once the output exists
+            else:
+                tensor = self._inputs[self.input_names.index(name)]
+                self._saved[name] = SavedTensor(tensor)
+
+    def _connect(self, inputs, outputs):
+        """Point the outputs at this node and this node at its inputs' nodes."""
+        self.next_functions = tuple(t._gradient_edge() for t in inputs)
+        self._input_metadata = tuple((t._data.shape, t.dtype) for t in inputs)
+        self._num_outputs = len(outputs)
+        for output_nr, out in enumerate(outputs):
+            if out._data.dtype.kind == "f":
+                out.grad_fn = self
+                out._output_nr = output_nr
+                out._requires_grad = True
+        if "result" in self._saved:
+            self._saved["result"] = SavedTensor(outputs[0], self, is_output=True)
+
+    # ---- in-place: write into the target, bump its version, rebase ----------
+    @classmethod
+    def apply_inplace(cls, target, *others, **params):
+        from teachgrad.autograd import views
+        views.check_inplace_allowed(target, others)
+        inputs = (target, *others)
+        arrays = cls._input_arrays(inputs)
+        node = cls._new_node(inputs)
+        result = node.forward(*arrays, **params)
+        node._inputs = None
+        if node._recording and "self" in node._saved:
+            # backward needs the old value of the target, which we are about to overwrite
+            node._saved["self"] = SavedTensor(target.detach().clone())
+        views.write_inplace(target, result)
+        if node._recording:
+            views.rebase_history(target, node, inputs)
+        return target
+
+    # ---- backward ----------------------------------------------------------
+    def __call__(self, *grad_outputs):
+        grads = self.backward(*grad_outputs)
+        return grads if isinstance(grads, tuple) else (grads,)
+
+    def __getattr__(self, name):
+        """``node._saved_other`` unpacks (and version-checks) a saved tensor;
+        ``node._raw_saved_other`` gives the SavedTensor record itself."""
+        saved = self.__dict__.get("_saved", {})
+        if name.startswith("_saved_") and name[7:] in saved:
+            return saved[name[7:]].unpack(self)
+        if name.startswith("_raw_saved_") and name[11:] in saved:
+            return saved[name[11:]]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        names = [f"_saved_{key}" for key in self._saved] + [f"_raw_saved_{key}" for key in self._saved]
+        return sorted(set(super().__dir__()) | set(names))
+
+    def release_saved(self):
+        for saved in self._saved.values():
+            saved.free()
+

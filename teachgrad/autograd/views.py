@@ -1,0 +1,126 @@
+"""Views, in-place operations and how they rewrite the graph.
+
+A view (``x[0]``, ``x.t()``, ``x.view(6)``...) shares its base's memory *and*
+its base's ``VersionCounter``, so an in-place change through either one is seen
+by every saved tensor that shares the memory. ``.data`` is the exception: same
+memory, fresh counter, so autograd cannot see changes made through it.
+
+After ``base_view.mul_(2)`` on a view that needs a gradient, the base's history
+is rebased onto a ``CopySlices`` node: its backward routes the gradient of the
+changed region through the in-place op's backward and passes the rest through.
+"""
+import numpy as np
+
+from teachgrad.autograd import grad_mode
+from teachgrad.autograd.graph import Node
+
+
+def make_view(view, source, replay):
+    """Mark ``view`` as a view of ``source``: same memory, same version counter.
+
+    ``replay(t)`` re-applies the view operation to another tensor ``t`` shaped like
+    ``source``; it is composed along chains of views so that any view can be
+    replayed from its root base.
+    """
+    view._version_counter = source._version_counter
+    if source._base is None:
+        view._base, view._view_replay = source, replay
+    else:
+        parent_replay = source._view_replay
+        view._base, view._view_replay = source._base, lambda t: replay(parent_replay(t))
+    return view
+
+
+def check_inplace_allowed(target, others):
+    """PyTorch's errors for in-place changes that would break autograd (checked before writing)."""
+    if not target._data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor "
+                           "before performing the operation.")
+    if not grad_mode.is_grad_enabled():
+        return
+    if target.grad_fn is None and target._requires_grad and target._base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    base = target._base
+    if base is not None and base.grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def write_inplace(target, result):
+    """Write an in-place op's result into the target's memory and bump its version."""
+    if result.dtype.kind == "f" and target._data.dtype.kind in "biu" or \
+            result.dtype.kind in "iu" and target._data.dtype.kind == "b":
+        raise RuntimeError(f"result type {_type_name(result.dtype)} can't be cast to the desired "
+                           f"output type {_type_name(target._data.dtype)}")
+    if result.shape != target._data.shape:
+        try:
+            broadcast_ok = np.broadcast_shapes(result.shape, target._data.shape) == target._data.shape
+        except ValueError:
+            broadcast_ok = False
+        if not broadcast_ok:
+            raise RuntimeError(f"output with shape {list(target._data.shape)} doesn't match the "
+                               f"broadcast shape {list(result.shape)}")
+    target._data[...] = result
+    target._version_counter.bump()
+
+
+def _type_name(numpy_dtype):
+    return {"f4": "Float", "f8": "Double", "f2": "Half", "i8": "Long", "i4": "Int",
+            "u1": "Byte", "b1": "Bool"}[numpy_dtype.str[1:]]
+
+
+def rebase_history(target, node, inputs):
+    """Make ``node`` (the in-place op) the new history of ``target``."""
+    if target._base is None:
+        node._connect(inputs, (target,))
+        return
+    base = target._base
+    node._connect(inputs, (target,))          # node now reads the view's old history
+    copy_slices = CopySlices(base, target._view_replay, node)
+    base.grad_fn, base._output_nr, base._requires_grad = copy_slices, 0, True
+    view_node = AsStridedBackward0(base, target._view_replay)
+    view_node.next_functions = ((copy_slices, 0),)
+    target.grad_fn, target._output_nr, target._requires_grad = view_node, 0, True
+
+
+class CopySlices(Node):
+    """The base's new history after an in-place change of one of its views."""
+
+    def __init__(self, base, view_replay, fn):
+        super().__init__()
+        self.fn = fn
+        self.view_replay = view_replay
+        self.next_functions = (base._gradient_edge(), *fn.next_functions[1:])
+        self._input_metadata = ((base._data.shape, base.dtype), *fn._input_metadata[1:])
+
+    def __call__(self, grad):
+        result = grad.clone()
+        grad_slice = self.view_replay(result)
+        fn_grads = self.fn(grad_slice.clone())
+        if fn_grads[0] is None:
+            grad_slice.zero_()
+        else:
+            grad_slice.copy_(fn_grads[0])
+        return (result, *fn_grads[1:])
+
+    def release_saved(self):
+        self.fn.release_saved()
+
+
+class AsStridedBackward0(Node):
+    """A view's history after an in-place change: the view, replayed from its new base."""
+
+    def __init__(self, base, view_replay):
+        super().__init__()
+        self.view_replay = view_replay
+        self._input_metadata = ((base._data.shape, base.dtype),)
+        self._base_shape = base._data.shape
+        self._base_dtype = base.dtype
+
+    def __call__(self, grad):
+        from teachgrad import creation
+        base_grad = creation.zeros(self._base_shape, dtype=self._base_dtype)
+        self.view_replay(base_grad).copy_(grad)
+        return (base_grad,)

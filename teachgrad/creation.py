@@ -1,0 +1,167 @@
+"""Functions that create tensors: ``tensor``, ``zeros``, ``rand``, ``arange``...
+
+A tensor made here is a leaf: it has no ``grad_fn``. Pass ``requires_grad=True``
+to make it a leaf that autograd will compute a gradient for.
+"""
+import numpy as np
+
+from teachgrad import dtypes, random
+from teachgrad.ops.shape import as_shape
+from teachgrad.tensor import Tensor
+
+
+def _leaf(array, requires_grad=False):
+    tensor = Tensor._make(array)
+    if requires_grad:
+        tensor.requires_grad = True      # checks that the dtype is floating point
+    return tensor
+
+
+def _numpy_dtype(dtype, default=None):
+    if dtype is None:
+        return (default or dtypes.get_default_dtype()).numpy
+    return dtype.numpy
+
+
+def _infer_dtype(data):
+    """PyTorch's dtype for Python data: floats -> float32, ints -> int64, bools -> bool."""
+    array = np.asarray(data)
+    if array.dtype == object:
+        array = np.asarray(data, dtype=np.float64)
+    kind = array.dtype.kind
+    if kind == "b":
+        return np.bool_
+    if kind in "iu":
+        return np.int64 if not isinstance(data, np.ndarray) else array.dtype
+    if isinstance(data, np.ndarray):
+        return array.dtype
+    return dtypes.get_default_dtype().numpy
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new leaf tensor holding a copy of ``data`` (a number, nested lists or an array)."""
+    if isinstance(data, Tensor):
+        data = data._data
+    elif isinstance(data, (list, tuple)) and _contains_tensors(data):
+        data = _tensors_to_lists(data)
+    numpy_dtype = dtype.numpy if dtype is not None else _infer_dtype(data)
+    return _leaf(np.array(data, dtype=numpy_dtype), requires_grad)
+
+
+def _contains_tensors(data):
+    return any(isinstance(x, Tensor) or isinstance(x, (list, tuple)) and _contains_tensors(x)
+               for x in data)
+
+
+def _tensors_to_lists(data):
+    return [x.tolist() if isinstance(x, Tensor) else
+            _tensors_to_lists(x) if isinstance(x, (list, tuple)) else x for x in data]
+
+
+def as_tensor(data, dtype=None):
+    if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype):
+        return data
+    if isinstance(data, np.ndarray) and dtype is None:
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(array):
+    """A tensor that shares memory with the numpy array: a change to one shows in the other."""
+    dtypes.from_numpy_dtype(array.dtype)
+    return Tensor._make(array)
+
+
+def zeros(*size, dtype=None, requires_grad=False, device=None):
+    return _leaf(np.zeros(as_shape(size), dtype=_numpy_dtype(dtype)), requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False, device=None):
+    return _leaf(np.ones(as_shape(size), dtype=_numpy_dtype(dtype)), requires_grad)
+
+
+def empty(*size, dtype=None, requires_grad=False, device=None):
+    """Like zeros (teachgrad fills new memory, so notebooks stay deterministic)."""
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    if dtype is None:
+        dtype = dtypes.default_dtype_for_category(dtypes.scalar_category(fill_value))
+    return _leaf(np.full(as_shape((size,)), fill_value, dtype=dtype.numpy), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        is_integral = all(dtypes.scalar_category(v) < 2 for v in (start, end, step))
+        dtype = dtypes.int64 if is_integral else dtypes.get_default_dtype()
+    if dtype.is_floating_point:
+        count = int(np.ceil((end - start) / step))
+        values = start + step * np.arange(count, dtype=np.float64)
+        return _leaf(values.astype(dtype.numpy), requires_grad)
+    return _leaf(np.arange(start, end, step, dtype=dtype.numpy), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    values = np.linspace(start, end, steps, dtype=np.float64)
+    return _leaf(values.astype(_numpy_dtype(dtype)), requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    return _leaf(np.eye(n, m, dtype=_numpy_dtype(dtype)), requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False, device=None):
+    return _leaf(random.rand(as_shape(size), dtype=_numpy_dtype(dtype)), requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False, device=None):
+    return _leaf(random.randn(as_shape(size), dtype=_numpy_dtype(dtype)), requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
+    if size is None:
+        low, high, size = 0, low, high
+    values = random.randint(low, high, as_shape((size,)))
+    return _leaf(values.astype(_numpy_dtype(dtype, dtypes.int64)), requires_grad)
+
+
+def randperm(n, dtype=None, requires_grad=False, device=None):
+    return _leaf(random.randperm(n).astype(_numpy_dtype(dtype, dtypes.int64)), requires_grad)
+
+
+def _like(maker, input, dtype, requires_grad, *args):
+    return maker(input.shape, *args, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def zeros_like(input, dtype=None, requires_grad=False, device=None):
+    return _like(zeros, input, dtype, requires_grad)
+
+
+def ones_like(input, dtype=None, requires_grad=False, device=None):
+    return _like(ones, input, dtype, requires_grad)
+
+
+def empty_like(input, dtype=None, requires_grad=False, device=None):
+    return _like(zeros, input, dtype, requires_grad)
+
+
+def full_like(input, fill_value, dtype=None, requires_grad=False, device=None):
+    return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def rand_like(input, dtype=None, requires_grad=False, device=None):
+    return _like(rand, input, dtype, requires_grad)
+
+
+def randn_like(input, dtype=None, requires_grad=False, device=None):
+    return _like(randn, input, dtype, requires_grad)
+
+
+manual_seed = random.manual_seed
+initial_seed = random.initial_seed
+seed = random.seed
+get_rng_state = random.get_rng_state
+set_rng_state = random.set_rng_state

@@ -1,0 +1,102 @@
+"""Data types and PyTorch's type-promotion rules.
+
+A teachgrad dtype is a thin named wrapper around a numpy dtype, printed the way
+PyTorch prints its own (``teachgrad.float32``).
+"""
+import numpy as np
+
+
+class dtype:
+    """One element type, such as ``teachgrad.float32``."""
+
+    def __init__(self, name, numpy_dtype, category, legacy_name):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.category = category          # 0 bool, 1 integer, 2 floating point
+        self.legacy_name = legacy_name    # "FloatTensor", used in error messages
+
+    @property
+    def is_floating_point(self):
+        return self.category == 2
+
+    def __repr__(self):
+        return f"teachgrad.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+bool_ = dtype("bool", np.bool_, 0, "BoolTensor")
+uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
+int32 = dtype("int32", np.int32, 1, "IntTensor")
+int64 = dtype("int64", np.int64, 1, "LongTensor")
+float16 = dtype("float16", np.float16, 2, "HalfTensor")
+float32 = dtype("float32", np.float32, 2, "FloatTensor")
+float64 = dtype("float64", np.float64, 2, "DoubleTensor")
+
+_BY_NUMPY = {d.numpy: d for d in (bool_, uint8, int32, int64, float16, float32, float64)}
+_DEFAULT_FLOAT = [float32]
+
+
+def from_numpy_dtype(numpy_dtype):
+    """The teachgrad dtype of a numpy dtype (TypeError if teachgrad has none)."""
+    try:
+        return _BY_NUMPY[np.dtype(numpy_dtype)]
+    except KeyError:
+        raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(numpy_dtype)}. "
+                        "The only supported types are: float64, float32, float16, int64, "
+                        "int32, uint8, and bool.") from None
+
+
+def get_default_dtype():
+    return _DEFAULT_FLOAT[0]
+
+
+def set_default_dtype(d):
+    if d not in (float32, float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    _DEFAULT_FLOAT[0] = d
+
+
+def scalar_category(value):
+    """Category of a Python number: bool 0, int 1, float 2."""
+    if isinstance(value, (bool, np.bool_)):
+        return 0
+    if isinstance(value, (int, np.integer)):
+        return 1
+    return 2
+
+
+def default_dtype_for_category(category):
+    return (bool_, int64, get_default_dtype())[category]
+
+
+def result_type(operands):
+    """The dtype of an operation's result, by PyTorch's promotion rules.
+
+    Operands come in three tiers of priority: tensors with dimensions, 0-dim
+    tensors, and Python numbers. A lower tier only decides the result when it
+    holds a higher category (bool < integer < float): ``int_tensor * 2.5`` is
+    float32, but ``float32_tensor * 2.5`` stays float32 and
+    ``float32_vector + float64_scalar_tensor`` stays float32 too.
+    """
+    best = None
+    for tier in _tiers(operands):
+        if not tier:
+            continue
+        tier_best = max(tier, key=lambda d: (d.category, d.numpy.itemsize))
+        if best is None:
+            best = tier_best
+        elif tier_best.category > best.category:
+            best = tier_best
+    return best
+
+
+def _tiers(operands):
+    dimensioned, zero_dim, numbers = [], [], []
+    for x in operands:
+        if hasattr(x, "_data"):
+            (dimensioned if x._data.ndim else zero_dim).append(x.dtype)
+        else:
+            numbers.append(default_dtype_for_category(scalar_category(x)))
+    return dimensioned, zero_dim, numbers

@@ -1,0 +1,109 @@
+"""The differentiable primitives, and the one place where they become Tensor methods.
+
+``tensor.py`` knows nothing of the operations; this module attaches them
+(``Tensor.exp = pointwise.exp``, ``Tensor.__mul__ = pointwise.mul``...), so the
+two never import each other in a circle.
+"""
+from teachgrad import dtypes
+from teachgrad.ops import indexing, inplace, linalg, pointwise, reduction, shape
+from teachgrad.tensor import Tensor
+
+
+def _swap(function):
+    """For reflected operators: ``2 - x`` calls ``x.__rsub__(2)``."""
+    return lambda self, other: function(other, self)
+
+
+def _conversion(dtype):
+    return lambda self: pointwise.to_dtype(self, dtype)
+
+
+def _to(self, *args, dtype=None, **kwargs):
+    """``x.to(teachgrad.float64)``; a device such as ``"cpu"`` is accepted and ignored."""
+    for arg in args:
+        if isinstance(arg, dtypes.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dtype = arg.dtype
+    return self if dtype is None else pointwise.to_dtype(self, dtype)
+
+
+def _type(self, dtype=None):
+    if dtype is None:
+        return f"teachgrad.{self.dtype.legacy_name}"
+    return pointwise.to_dtype(self, dtype)
+
+
+def _size_args(function):
+    """Methods such as ``x.view(2, 3)`` take the shape as varargs."""
+    return lambda self, *shape: function(self, *shape)
+
+
+METHODS = {
+    # arithmetic and operators
+    "add": pointwise.add, "sub": pointwise.sub, "mul": pointwise.mul, "div": pointwise.div,
+    "neg": pointwise.neg, "pow": pointwise.pow,
+    "__add__": pointwise.add, "__radd__": pointwise.add,
+    "__sub__": pointwise.sub, "__rsub__": pointwise.rsub,
+    "__mul__": pointwise.mul, "__rmul__": pointwise.mul,
+    "__truediv__": pointwise.div, "__rtruediv__": pointwise.rdiv,
+    "__neg__": pointwise.neg, "__pow__": pointwise.pow, "__rpow__": pointwise.rpow,
+    "__matmul__": linalg.matmul, "__rmatmul__": _swap(linalg.matmul),
+    "__eq__": pointwise.eq, "__ne__": pointwise.ne, "__lt__": pointwise.lt,
+    "__le__": pointwise.le, "__gt__": pointwise.gt, "__ge__": pointwise.ge,
+    "__and__": pointwise.bitwise_and, "__or__": pointwise.bitwise_or,
+    "__invert__": pointwise.bitwise_not,
+    "eq": pointwise.eq, "ne": pointwise.ne, "lt": pointwise.lt, "le": pointwise.le,
+    "gt": pointwise.gt, "ge": pointwise.ge, "equal": pointwise.equal,
+    "allclose": pointwise.allclose, "isnan": pointwise.isnan, "isfinite": pointwise.isfinite,
+    "logical_not": pointwise.logical_not, "logical_and": pointwise.logical_and,
+    "logical_or": pointwise.logical_or,
+    # functions of one tensor
+    "exp": pointwise.exp, "log": pointwise.log, "sqrt": pointwise.sqrt,
+    "reciprocal": pointwise.reciprocal, "abs": pointwise.abs, "__abs__": pointwise.abs,
+    "sign": pointwise.sign, "sin": pointwise.sin, "cos": pointwise.cos,
+    "tanh": pointwise.tanh, "sigmoid": pointwise.sigmoid, "relu": pointwise.relu,
+    "clamp": pointwise.clamp, "clip": pointwise.clamp, "maximum": pointwise.maximum,
+    "minimum": pointwise.minimum, "clone": pointwise.clone,
+    # conversions
+    "to": _to, "type": _type,
+    "float": _conversion(dtypes.float32), "double": _conversion(dtypes.float64),
+    "half": _conversion(dtypes.float16), "long": _conversion(dtypes.int64),
+    "int": _conversion(dtypes.int32), "bool": _conversion(dtypes.bool_),
+    "type_as": lambda self, other: pointwise.to_dtype(self, other.dtype),
+    # reductions
+    "sum": reduction.sum, "mean": reduction.mean, "max": reduction.max, "min": reduction.min,
+    "amax": reduction.amax, "amin": reduction.amin, "argmax": reduction.argmax,
+    "argmin": reduction.argmin, "softmax": reduction.softmax,
+    "log_softmax": reduction.log_softmax, "logsumexp": reduction.logsumexp,
+    "norm": reduction.norm, "sum_to_size": reduction.sum_to_size,
+    "all": reduction.all, "any": reduction.any,
+    # shapes and views
+    "view": _size_args(shape.view), "reshape": _size_args(shape.reshape),
+    "expand": _size_args(shape.expand), "permute": _size_args(shape.permute),
+    "flatten": shape.flatten, "unflatten": shape.unflatten, "squeeze": shape.squeeze,
+    "unsqueeze": shape.unsqueeze, "transpose": shape.transpose, "t": shape.t,
+    "expand_as": shape.expand_as, "contiguous": shape.contiguous,
+    "view_as": lambda self, other: shape.view(self, other.shape),
+    "reshape_as": lambda self, other: shape.reshape(self, other.shape),
+    "narrow": shape.narrow, "select": shape.select, "unbind": shape.unbind,
+    "split": shape.split, "chunk": shape.chunk,
+    # matrix products
+    "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "dot": linalg.dot,
+    "bmm": linalg.bmm,
+    # indexing
+    "__getitem__": indexing.index, "__setitem__": indexing.setitem,
+    # in place
+    "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.mul_, "div_": inplace.div_,
+    "pow_": inplace.pow_, "neg_": inplace.neg_, "exp_": inplace.exp_,
+    "sigmoid_": inplace.sigmoid_, "tanh_": inplace.tanh_, "relu_": inplace.relu_,
+    "clamp_": inplace.clamp_, "zero_": inplace.zero_, "fill_": inplace.fill_,
+    "copy_": inplace.copy_, "uniform_": inplace.uniform_, "normal_": inplace.normal_,
+    "__iadd__": inplace.add_, "__isub__": inplace.sub_, "__imul__": inplace.mul_,
+    "__itruediv__": inplace.div_,
+}
+
+for _name, _function in METHODS.items():
+    setattr(Tensor, _name, _function)
+Tensor.T = property(shape.T)
+Tensor.mT = property(lambda self: self.transpose(-2, -1))

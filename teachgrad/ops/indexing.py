@@ -1,0 +1,174 @@
+"""Indexing: ``x[0]``, ``x[1:3]``, ``x[None]``, ``x[...]``, ``x[mask]``, ``x[idx]``
+and assignment ``x[i] = v``.
+
+Basic indexing (ints, slices, None, ...) is a chain of views, one per index, as
+in PyTorch: ``x[0, 1:]`` is a ``SelectBackward0`` then a ``SliceBackward0``.
+Indexing with a bool mask or an integer tensor copies (``IndexBackward0``).
+"""
+import numpy as np
+
+from teachgrad.autograd.operation import Operation
+from teachgrad.ops.shape import AliasBackward0, ViewOperation, unsqueeze
+from teachgrad.tensor import Tensor
+
+
+class EmbedBackward(Operation):
+    """Backward of an indexing op: a zero tensor with the gradient placed at the index."""
+    promote = "none"
+
+    def forward(self, grad, shape, key, accumulate=False):
+        self._key = key
+        result = np.zeros(shape, dtype=grad.dtype)
+        if accumulate:
+            np.add.at(result, key, grad)
+        else:
+            result[key] = grad
+        return result
+
+    def backward(self, grad):
+        return index(grad, self._key)
+
+
+class SelectBackwardBackward0(EmbedBackward):
+    pass
+
+
+class SliceBackwardBackward0(EmbedBackward):
+    pass
+
+
+class IndexBackwardBackward0(EmbedBackward):
+    pass
+
+
+class SelectBackward0(ViewOperation):
+    def forward(self, a, dim, index):
+        size = a.shape[dim]
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+        self._self_sizes, self._key = a.shape, (slice(None),) * dim + (index,)
+        return a[self._key + (Ellipsis,)]     # the Ellipsis keeps a 0-d result a view
+
+    def backward(self, grad):
+        return SelectBackwardBackward0.apply(grad, shape=self._self_sizes, key=self._key)
+
+
+class SliceBackward0(ViewOperation):
+    def forward(self, a, dim, slice_):
+        if slice_.step is not None and slice_.step <= 0:
+            raise ValueError("step must be greater than zero")
+        self._self_sizes, self._key = a.shape, (slice(None),) * dim + (slice_,)
+        return a[self._key]
+
+    def backward(self, grad):
+        return SliceBackwardBackward0.apply(grad, shape=self._self_sizes, key=self._key)
+
+
+class IndexBackward0(Operation):
+    promote = "none"
+
+    def forward(self, a, key):
+        self._self_sizes, self._key = a.shape, key
+        try:
+            return a[key]
+        except IndexError as error:
+            raise IndexError(_torch_index_message(error, a, key)) from None
+
+    def backward(self, grad):
+        return IndexBackwardBackward0.apply(grad, shape=self._self_sizes, key=self._key,
+                                            accumulate=True)
+
+
+def _torch_index_message(error, array, key):
+    text = str(error)
+    if "boolean index did not match" in text:
+        return text.replace("boolean index did not match indexed array along axis",
+                            "The shape of the mask").replace("; size of axis is", " does not match")
+    for part in key if isinstance(key, tuple) else (key,):
+        if isinstance(part, np.ndarray) and part.dtype.kind in "iu" and part.size:
+            bad = part.max() if part.max() >= array.shape[0] else part.min()
+            return f"index {bad} is out of bounds for dimension 0 with size {array.shape[0]}"
+    return text
+
+
+class IndexPutBackward0(Operation):
+    """``x[mask] = v`` or ``x[idx] = v``: an in-place write at advanced indices."""
+    input_names = ("self", "values")
+
+    def forward(self, a, values, key):
+        self._key = key
+        result = a.copy()
+        result[key] = values
+        return result
+
+    def backward(self, grad):
+        grad_self = grad.clone() if self.needs_input_grad[0] else None
+        if grad_self is not None:
+            grad_self._data[self._key] = 0
+        grad_values = index(grad, self._key) if self.needs_input_grad[1] else None
+        return grad_self, grad_values
+
+
+# ---- turning a Python index into operations ---------------------------------------
+def _is_advanced(part):
+    return isinstance(part, (Tensor, np.ndarray, list)) or (
+        isinstance(part, (bool, np.bool_)))
+
+
+def _numpy_key(key):
+    """The key with tensors and lists replaced by numpy arrays."""
+    parts = key if isinstance(key, tuple) else (key,)
+    converted = tuple(p._data if isinstance(p, Tensor) else np.asarray(p) if isinstance(p, list)
+                      else p for p in parts)
+    return converted if isinstance(key, tuple) else converted[0]
+
+
+def index(input, key):
+    """``input[key]``: views for basic indices, a copy for advanced ones."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(_is_advanced(p) for p in parts):
+        return IndexBackward0.apply(input, key=_numpy_key(key))
+    if all(p is Ellipsis or p == slice(None) for p in parts):
+        return AliasBackward0.apply_view(input, lambda t: t[...])   # x[...] and x[:]
+    return _basic_index(input, parts)
+
+
+def _basic_index(input, parts):
+    """Apply ints, slices, None and ... one after another, each a view."""
+    consumed = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    if consumed > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+    result, dim = input, 0
+    for part in parts:
+        if part is Ellipsis:
+            dim += input.ndim - consumed
+        elif part is None:
+            result = unsqueeze(result, dim)
+            dim += 1
+        elif isinstance(part, slice):
+            if part != slice(None):
+                result = _slice(result, dim, part)
+            dim += 1
+        else:
+            result = _select(result, dim, int(part))
+    return result
+
+
+def _select(input, dim, i):
+    return SelectBackward0.apply_view(input, lambda t: _select(t, dim, i), dim=dim, index=i)
+
+
+def _slice(input, dim, part):
+    return SliceBackward0.apply_view(input, lambda t: _slice(t, dim, part), dim=dim, slice_=part)
+
+
+def setitem(target, key, value):
+    """``target[key] = value``: an in-place copy into a view, or an index_put."""
+    from teachgrad.ops import inplace
+    from teachgrad.ops.pointwise import as_tensor_like
+    value = as_tensor_like(value, target)
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(_is_advanced(p) for p in parts):
+        IndexPutBackward0.apply_inplace(target, value, key=_numpy_key(key))
+    else:
+        inplace.copy_(index(target, key), value)

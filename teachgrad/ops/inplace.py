@@ -1,0 +1,124 @@
+"""In-place operations: ``add_``, ``mul_``, ``zero_``, ``copy_``, ``+=``...
+
+Each one computes like its out-of-place twin, then ``Operation.apply_inplace``
+writes the result into the tensor's own memory, bumps ``_version`` and makes
+the op the tensor's new ``grad_fn``. The checks that keep autograd correct
+(a leaf that requires grad may not be changed in place) live in
+``autograd/views.py``.
+"""
+import numpy as np
+
+from teachgrad import random
+from teachgrad.autograd.operation import Operation
+from teachgrad.ops import pointwise
+from teachgrad.ops.pointwise import as_tensor_like
+
+
+class OverwriteOperation(Operation):
+    """An in-place op that replaces the values: the old values get no gradient."""
+    promote = "none"
+
+    def forward(self, a, values):
+        return np.broadcast_to(np.asarray(values, dtype=a.dtype), a.shape)
+
+    def backward(self, grad):
+        return grad * 0
+
+
+class ZeroBackward0(OverwriteOperation):
+    pass
+
+
+class FillBackward0(OverwriteOperation):
+    pass
+
+
+class UniformBackward0(OverwriteOperation):
+    pass
+
+
+class NormalBackward0(OverwriteOperation):
+    pass
+
+
+class CopyBackwards(Operation):
+    """``dst.copy_(src)``: dst's old values are gone, the gradient flows to src."""
+    input_names = ("self", "src")
+    promote = "none"
+
+    def forward(self, dst, src):
+        return np.broadcast_to(src, dst.shape).astype(dst.dtype, copy=False)
+
+    def backward(self, grad):
+        return grad * 0, grad
+
+
+def add_(self, other, *, alpha=1):
+    if alpha != 1:
+        other = other * alpha
+    return pointwise.AddBackward0.apply_inplace(self, as_tensor_like(other, self))
+
+
+def sub_(self, other, *, alpha=1):
+    if alpha != 1:
+        other = other * alpha
+    return pointwise.SubBackward0.apply_inplace(self, as_tensor_like(other, self))
+
+
+def mul_(self, other):
+    return pointwise.MulBackward0.apply_inplace(self, as_tensor_like(other, self))
+
+
+def div_(self, other):
+    return pointwise.DivBackward0.apply_inplace(self, as_tensor_like(other, self))
+
+
+def pow_(self, exponent):
+    return pointwise.PowBackward0.apply_inplace(self, exponent=exponent)
+
+
+def neg_(self):
+    return pointwise.NegBackward0.apply_inplace(self)
+
+
+def exp_(self):
+    return pointwise.ExpBackward0.apply_inplace(self)
+
+
+def sigmoid_(self):
+    return pointwise.SigmoidBackward0.apply_inplace(self)
+
+
+def tanh_(self):
+    return pointwise.TanhBackward0.apply_inplace(self)
+
+
+def relu_(self):
+    return pointwise.ReluBackward0.apply_inplace(self)
+
+
+def clamp_(self, min=None, max=None):
+    return pointwise.ClampBackward1.apply_inplace(self, min=min, max=max)
+
+
+def zero_(self):
+    return ZeroBackward0.apply_inplace(self, values=0)
+
+
+def fill_(self, value):
+    value = value.item() if hasattr(value, "item") else value
+    return FillBackward0.apply_inplace(self, values=value)
+
+
+def copy_(self, src):
+    return CopyBackwards.apply_inplace(self, as_tensor_like(src, self))
+
+
+def uniform_(self, a=0.0, b=1.0):
+    values = random.uniform(self.shape, a, b, dtype=self._data.dtype)
+    return UniformBackward0.apply_inplace(self, values=values)
+
+
+def normal_(self, mean=0.0, std=1.0):
+    values = random.normal(self.shape, mean, std, dtype=self._data.dtype)
+    return NormalBackward0.apply_inplace(self, values=values)

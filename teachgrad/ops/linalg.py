@@ -1,0 +1,179 @@
+"""Matrix products: mm, mv, dot, bmm, addmm, and matmul, which picks one of them."""
+import numpy as np
+
+from teachgrad.autograd.operation import Operation
+
+
+class MmBackward0(Operation):
+    input_names = ("self", "mat2")
+
+    def forward(self, a, b):
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+        if self.needs_input_grad[0]:
+            self.save("mat2")
+        if self.needs_input_grad[1]:
+            self.save("self")
+        return a @ b
+
+    def backward(self, grad):
+        grad_self = grad.mm(self._saved_mat2.t()) if self.needs_input_grad[0] else None
+        grad_mat2 = self._saved_self.t().mm(grad) if self.needs_input_grad[1] else None
+        return grad_self, grad_mat2
+
+
+class AddmmBackward0(Operation):
+    """bias + mat1 @ mat2 in one node: what ``nn.Linear`` records for a batch of rows."""
+    input_names = ("self", "mat1", "mat2")
+
+    def forward(self, bias, a, b):
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+        if self.needs_input_grad[1]:
+            self.save("mat2")
+        if self.needs_input_grad[2]:
+            self.save("mat1")
+        return a @ b + bias
+
+    def backward(self, grad):
+        grad_mat1 = grad.mm(self._saved_mat2.t()) if self.needs_input_grad[1] else None
+        grad_mat2 = self._saved_mat1.t().mm(grad) if self.needs_input_grad[2] else None
+        return grad, grad_mat1, grad_mat2
+
+
+class MvBackward0(Operation):
+    input_names = ("self", "vec")
+
+    def forward(self, a, v):
+        if a.shape[1] != v.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
+                               f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
+        self.save("self")
+        self.save("vec")
+        return a @ v
+
+    def backward(self, grad):
+        grad_self = grad.unsqueeze(1) * self._saved_vec if self.needs_input_grad[0] else None
+        grad_vec = self._saved_self.t().mv(grad) if self.needs_input_grad[1] else None
+        return grad_self, grad_vec
+
+
+class DotBackward0(Operation):
+    input_names = ("self", "tensor")
+
+    def forward(self, a, b):
+        if a.shape != b.shape:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                               f"[{b.shape[0]}] to have the same number of elements, but got "
+                               f"{a.shape[0]} and {b.shape[0]} elements respectively")
+        self.save("self")
+        self.save("tensor")
+        return np.asarray(a @ b)
+
+    def backward(self, grad):
+        return grad * self._saved_tensor, grad * self._saved_self
+
+
+class BmmBackward0(Operation):
+    input_names = ("self", "mat2")
+
+    def forward(self, a, b):
+        if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                               f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+        self.save("self")
+        self.save("mat2")
+        return a @ b
+
+    def backward(self, grad):
+        grad_self = grad.bmm(self._saved_mat2.transpose(1, 2)) if self.needs_input_grad[0] else None
+        grad_mat2 = self._saved_self.transpose(1, 2).bmm(grad) if self.needs_input_grad[1] else None
+        return grad_self, grad_mat2
+
+
+def _check_matrix(name, t, ndim):
+    if t.ndim != ndim:
+        raise RuntimeError(f"{name}: Expected {ndim}-D tensor, but got {t.ndim}-D tensor")
+
+
+def mm(input, mat2):
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+    return MmBackward0.apply(input, mat2)
+
+
+def addmm(input, mat1, mat2):
+    return AddmmBackward0.apply(input, mat1, mat2)
+
+
+def mv(input, vec):
+    return MvBackward0.apply(input, vec)
+
+
+def dot(input, tensor):
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    return DotBackward0.apply(input, tensor)
+
+
+def bmm(input, mat2):
+    _check_matrix("batch1", input, 3)
+    _check_matrix("batch2", mat2, 3)
+    return BmmBackward0.apply(input, mat2)
+
+
+def matmul(input, other):
+    """The product ``input @ other``, dispatched on the number of dimensions as PyTorch does."""
+    a, b = input.ndim, other.ndim
+    if a == 0 or b == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{a}D and {b}D")
+    if a == 1 and b == 1:
+        return dot(input, other)
+    if a == 2 and b == 1:
+        return mv(input, other)
+    if a == 1 and b == 2:
+        return _squeeze4(mm(input.unsqueeze(0), other), 0)
+    if a == 2 and b == 2:
+        return mm(input, other)
+    if b <= 2:
+        return _fold_batch_into_rows(input, other)
+    return _batched(input, other)
+
+
+def _squeeze4(t, dim):
+    from teachgrad.ops.shape import SqueezeBackward4
+    return SqueezeBackward4.apply_view(t, lambda x: _squeeze4(x, dim), dim=dim)
+
+
+def _fold_batch_into_rows(input, other):
+    """(..., n, k) @ (k, m) or @ (k,): one big mm over all rows, then the shape back."""
+    from teachgrad.ops.shape import UnsafeViewBackward0
+    vector = other.ndim == 1
+    matrix = other.unsqueeze(1) if vector else other
+    rows = input.reshape(-1, input.shape[-1])
+    out_shape = input.shape[:-1] + (() if vector else (matrix.shape[1],))
+    return UnsafeViewBackward0.apply(mm(rows, matrix), shape=out_shape)
+
+
+def _batched(input, other):
+    """Broadcast the batch dimensions, then one bmm."""
+    from teachgrad.ops.shape import UnsafeViewBackward0
+    vector_left = input.ndim == 1
+    if vector_left:
+        input = input.unsqueeze(0)
+    batch = np.broadcast_shapes(input.shape[:-2], other.shape[:-2])
+    n, k, m = input.shape[-2], input.shape[-1], other.shape[-1]
+    if other.shape[-2] != k:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, "
+                           f"{other.shape[-2]}].")
+    if input.ndim == 3 and other.ndim == 3 and input.shape[0] == other.shape[0]:
+        result = bmm(input, other)
+    else:
+        left = input.expand(batch + (n, k)).reshape(-1, n, k)
+        right = other.expand(batch + (k, m)).reshape(-1, k, m)
+        result = UnsafeViewBackward0.apply(bmm(left, right), shape=batch + (n, m))
+    return result.squeeze(-2) if vector_left else result

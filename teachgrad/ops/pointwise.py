@@ -1,0 +1,520 @@
+"""Element-wise operations: arithmetic, functions of one tensor, comparisons.
+
+Each class is one node type, named as PyTorch names it. ``forward`` works on
+numpy arrays; ``backward`` returns one gradient per tensor input, written with
+teachgrad operations. A gradient may have the broadcast shape: the engine sums
+it back to the input's shape (see ``engine.validate_outputs``).
+"""
+import numpy as np
+
+from teachgrad import dtypes
+from teachgrad.autograd.operation import Operation
+from teachgrad.tensor import Tensor
+
+
+def as_tensor_like(value, like):
+    """A Python number as a 0-d tensor of the dtype the operation will compute in."""
+    if isinstance(value, Tensor):
+        return value
+    dtype = dtypes.result_type([like, value])
+    return Tensor._make(np.asarray(value, dtype=dtype.numpy))
+
+
+# ---- arithmetic ------------------------------------------------------------
+class AddBackward0(Operation):
+    input_names = ("self", "other")
+
+    def forward(self, a, b):
+        return a + b
+
+    def backward(self, grad):
+        return grad, grad
+
+
+class SubBackward0(Operation):
+    input_names = ("self", "other")
+
+    def forward(self, a, b):
+        return a - b
+
+    def backward(self, grad):
+        return grad, -grad
+
+
+class RsubBackward1(Operation):
+    """number - tensor."""
+
+    def forward(self, a, number):
+        self._saved_other = number
+        return np.asarray(number, dtype=a.dtype) - a
+
+    def backward(self, grad):
+        return -grad
+
+
+class MulBackward0(Operation):
+    input_names = ("self", "other")
+
+    def forward(self, a, b):
+        if self.needs_input_grad[0]:
+            self.save("other")
+        if self.needs_input_grad[1]:
+            self.save("self")
+        return a * b
+
+    def backward(self, grad):
+        grad_self = grad * self._saved_other if self.needs_input_grad[0] else None
+        grad_other = grad * self._saved_self if self.needs_input_grad[1] else None
+        return grad_self, grad_other
+
+
+class DivBackward0(Operation):
+    input_names = ("self", "other")
+
+    def forward(self, a, b):
+        self.save("other")
+        if self.needs_input_grad[1]:
+            self.save("self")
+        if a.dtype.kind != "f":
+            a = a.astype(dtypes.get_default_dtype().numpy)
+        return a / b
+
+    def backward(self, grad):
+        other = self._saved_other
+        grad_self = grad / other if self.needs_input_grad[0] else None
+        grad_other = -grad * self._saved_self / (other * other) if self.needs_input_grad[1] else None
+        return grad_self, grad_other
+
+
+class NegBackward0(Operation):
+    def forward(self, a):
+        return -a
+
+    def backward(self, grad):
+        return -grad
+
+
+class PowBackward0(Operation):
+    """tensor ** number."""
+
+    def forward(self, a, exponent):
+        self.save("self")
+        self._saved_exponent = exponent
+        return np.power(a, np.asarray(exponent, dtype=a.dtype) if a.dtype.kind == "f" else exponent)
+
+    def backward(self, grad):
+        exponent = self._saved_exponent
+        if exponent == 0:
+            return grad * 0
+        return grad * exponent * self._saved_self ** (exponent - 1)
+
+
+class PowBackward1(Operation):
+    """tensor ** tensor."""
+    input_names = ("self", "exponent")
+
+    def forward(self, a, b):
+        self.save("self")
+        self.save("exponent")
+        if self.needs_input_grad[1]:
+            self.save("result")
+        return np.power(a, b)
+
+    def backward(self, grad):
+        base, exponent = self._saved_self, self._saved_exponent
+        grad_base = grad * exponent * base ** (exponent - 1) if self.needs_input_grad[0] else None
+        grad_exponent = None
+        if self.needs_input_grad[1]:
+            log_base = where(base == 0, 0.0, base.abs().log())   # 0 ** e contributes nothing
+            grad_exponent = grad * self._saved_result * log_base
+        return grad_base, grad_exponent
+
+
+class PowBackward2(Operation):
+    """number ** tensor."""
+    input_names = ("exponent",)
+    promote = "float"
+
+    def forward(self, exponent, base):
+        self._saved_self = base
+        self.save("result")
+        return np.power(np.asarray(base, dtype=exponent.dtype), exponent)
+
+    def backward(self, grad):
+        return grad * self._saved_result * float(np.log(self._saved_self))
+
+
+# ---- functions of one tensor -------------------------------------------------
+class UnaryFloatOperation(Operation):
+    """A function of one tensor; integer inputs are computed in the default float dtype."""
+    promote = "float"
+
+
+class ExpBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("result")
+        return np.exp(a)
+
+    def backward(self, grad):
+        return grad * self._saved_result
+
+
+class LogBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(a)
+
+    def backward(self, grad):
+        return grad / self._saved_self
+
+
+class SqrtBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("result")
+        with np.errstate(invalid="ignore"):
+            return np.sqrt(a)
+
+    def backward(self, grad):
+        return grad / (2 * self._saved_result)
+
+
+class SinBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        return np.sin(a)
+
+    def backward(self, grad):
+        return grad * self._saved_self.cos()
+
+
+class CosBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        return np.cos(a)
+
+    def backward(self, grad):
+        return grad * -self._saved_self.sin()
+
+
+class TanhBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("result")
+        return np.tanh(a)
+
+    def backward(self, grad):
+        result = self._saved_result
+        return grad * (1 - result * result)
+
+
+class SigmoidBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("result")
+        with np.errstate(over="ignore"):
+            return 1 / (1 + np.exp(-a))
+
+    def backward(self, grad):
+        result = self._saved_result
+        return grad * result * (1 - result)
+
+
+class AbsBackward0(Operation):
+    def forward(self, a):
+        self.save("self")
+        return np.abs(a)
+
+    def backward(self, grad):
+        return grad * self._saved_self.sign()
+
+
+class SignBackward0(Operation):
+    def forward(self, a):
+        return np.sign(a)
+
+    def backward(self, grad):
+        return grad * 0
+
+
+class ReluBackward0(Operation):
+    def forward(self, a):
+        self.save("result")
+        return np.maximum(a, 0)
+
+    def backward(self, grad):
+        return grad * (self._saved_result > 0)
+
+
+class ClampBackward1(Operation):
+    def forward(self, a, min=None, max=None):
+        self.save("self")
+        self._saved_min, self._saved_max = min, max
+        return np.clip(a, min, max)
+
+    def backward(self, grad):
+        x = self._saved_self
+        inside = x == x       # all True, also keeps the shape
+        if self._saved_min is not None:
+            inside = inside & (x >= self._saved_min)
+        if self._saved_max is not None:
+            inside = inside & (x <= self._saved_max)
+        return grad * inside
+
+
+class WhereBackward0(Operation):
+    input_names = ("self", "other")
+
+    def forward(self, a, b, condition):
+        self._condition = condition
+        return np.where(condition, a, b)
+
+    def backward(self, grad):
+        condition = Tensor._make(self._condition)
+        grad_self = where(condition, grad, 0.0) if self.needs_input_grad[0] else None
+        grad_other = where(condition, 0.0, grad) if self.needs_input_grad[1] else None
+        return grad_self, grad_other
+
+
+class MaximumBackward0(Operation):
+    """Ties split the gradient in half, as in PyTorch."""
+    input_names = ("self", "other")
+    pick = staticmethod(np.maximum)
+
+    def forward(self, a, b):
+        self.save("self")
+        self.save("other")
+        return self.pick(a, b)
+
+    def backward(self, grad):
+        a, b = self._saved_self, self._saved_other
+        share_a = (a == b) * 0.5 + (self._self_wins(a, b)) * 1.0
+        return grad * share_a, grad * (1 - share_a)
+
+    @staticmethod
+    def _self_wins(a, b):
+        return a > b
+
+
+class MinimumBackward0(MaximumBackward0):
+    pick = staticmethod(np.minimum)
+
+    @staticmethod
+    def _self_wins(a, b):
+        return a < b
+
+
+class ToCopyBackward0(Operation):
+    """A conversion such as ``.double()``: an operation like any other, so not a leaf."""
+    promote = "none"
+
+    def forward(self, a, dtype):
+        return a.astype(dtype.numpy)
+
+    def backward(self, grad):
+        return grad        # the engine casts it back to the input's dtype
+
+
+class CloneBackward0(Operation):
+    promote = "none"
+
+    def forward(self, a):
+        return a.copy()
+
+    def backward(self, grad):
+        return grad
+
+
+# ---- the functions and methods ------------------------------------------------------
+def add(input, other, *, alpha=1):
+    if alpha != 1:
+        other = other * alpha
+    return AddBackward0.apply(input, as_tensor_like(other, input))
+
+
+def sub(input, other, *, alpha=1):
+    if alpha != 1:
+        other = other * alpha
+    return SubBackward0.apply(input, as_tensor_like(other, input))
+
+
+def rsub(input, other):
+    if isinstance(other, Tensor):
+        return sub(other, input)
+    return RsubBackward1.apply(input, number=other)
+
+
+def mul(input, other):
+    return MulBackward0.apply(input, as_tensor_like(other, input))
+
+
+def div(input, other):
+    return DivBackward0.apply(input, as_tensor_like(other, input))
+
+
+def rdiv(input, other):
+    """number / tensor, computed as PyTorch does: number * (1 / tensor)."""
+    return mul(reciprocal(input), other)
+
+
+def neg(input):
+    return NegBackward0.apply(input)
+
+
+def pow(input, exponent):
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        return PowBackward1.apply(input, exponent)
+    if isinstance(input, Tensor):
+        return PowBackward0.apply(input, exponent=exponent)
+    return PowBackward2.apply(exponent, base=input)
+
+
+def rpow(input, base):
+    return pow(base, input)
+
+
+class ReciprocalBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("result")
+        with np.errstate(divide="ignore"):
+            return 1 / a
+
+    def backward(self, grad):
+        result = self._saved_result
+        return -grad * result * result
+
+
+def exp(input):
+    return ExpBackward0.apply(input)
+
+
+def log(input):
+    return LogBackward0.apply(input)
+
+
+def sqrt(input):
+    return SqrtBackward0.apply(input)
+
+
+def reciprocal(input):
+    return ReciprocalBackward0.apply(input)
+
+
+def sin(input):
+    return SinBackward0.apply(input)
+
+
+def cos(input):
+    return CosBackward0.apply(input)
+
+
+def tanh(input):
+    return TanhBackward0.apply(input)
+
+
+def sigmoid(input):
+    return SigmoidBackward0.apply(input)
+
+
+def abs(input):
+    return AbsBackward0.apply(input)
+
+
+def sign(input):
+    return SignBackward0.apply(input)
+
+
+def relu(input):
+    return ReluBackward0.apply(input)
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        result = input
+        if min is not None:
+            result = maximum(result, as_tensor_like(min, input))
+        if max is not None:
+            result = minimum(result, as_tensor_like(max, input))
+        return result
+    return ClampBackward1.apply(input, min=min, max=max)
+
+
+def where(condition, input, other):
+    condition = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if not isinstance(input, Tensor):
+        input = as_tensor_like(input, other) if isinstance(other, Tensor) else \
+            Tensor._make(np.asarray(input, dtype=dtypes.default_dtype_for_category(
+                dtypes.scalar_category(input)).numpy))
+    return WhereBackward0.apply(input, as_tensor_like(other, input), condition=condition)
+
+
+def maximum(input, other):
+    return MaximumBackward0.apply(input, other)
+
+
+def minimum(input, other):
+    return MinimumBackward0.apply(input, other)
+
+
+def to_dtype(input, dtype):
+    if input.dtype is dtype:
+        return input
+    return ToCopyBackward0.apply(input, dtype=dtype)
+
+
+def clone(input):
+    return CloneBackward0.apply(input)
+
+
+# ---- comparisons: bool results, never part of a graph ------------------------------
+def _compare(numpy_function):
+    def compare(input, other):
+        other_array = other._data if isinstance(other, Tensor) else other
+        return Tensor._make(np.asarray(numpy_function(input._data, other_array)))
+    compare.__name__ = numpy_function.__name__
+    return compare
+
+
+eq = _compare(np.equal)
+ne = _compare(np.not_equal)
+lt = _compare(np.less)
+le = _compare(np.less_equal)
+gt = _compare(np.greater)
+ge = _compare(np.greater_equal)
+logical_and = _compare(np.logical_and)
+logical_or = _compare(np.logical_or)
+logical_xor = _compare(np.logical_xor)
+
+
+def logical_not(input):
+    return Tensor._make(np.logical_not(input._data))
+
+
+def bitwise_and(input, other):
+    other_array = other._data if isinstance(other, Tensor) else other
+    return Tensor._make(np.asarray(input._data & other_array))
+
+
+def bitwise_or(input, other):
+    other_array = other._data if isinstance(other, Tensor) else other
+    return Tensor._make(np.asarray(input._data | other_array))
+
+
+def bitwise_not(input):
+    return Tensor._make(~input._data)
+
+
+def equal(input, other):
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isnan(input):
+    return Tensor._make(np.isnan(input._data))
+
+
+def isfinite(input):
+    return Tensor._make(np.isfinite(input._data))

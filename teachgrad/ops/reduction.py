@@ -1,0 +1,360 @@
+"""Reductions: sum, mean, max/min, softmax and friends, norms.
+
+A reduction's backward spreads the gradient back over the reduced dimensions
+(``expand``), so its shape matches the input again.
+"""
+import builtins
+
+import numpy as np
+
+from teachgrad.autograd.operation import Operation
+from teachgrad.tensor import Tensor
+
+
+def normalize_dims(dim, ndim):
+    """``dim`` (an int, a tuple of ints, or None for all) as a sorted tuple of positive dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    rank = builtins.max(ndim, 1)
+    result = []
+    for d in dims:
+        if not -rank <= d < rank:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-rank}, {rank - 1}], but got {d})")
+        result.append(d % rank)
+    return tuple(sorted(set(result))) if ndim else ()
+
+
+def restore_reduced_dims(grad, dims, keepdim):
+    """Put back the dimensions a reduction removed, as size 1, so the gradient broadcasts."""
+    if keepdim:
+        return grad
+    for d in dims:
+        grad = grad.unsqueeze(d)
+    return grad
+
+
+class SumBackward0(Operation):
+    """Sum of all elements."""
+
+    def forward(self, a, dtype=None):
+        self._self_sizes = a.shape
+        return np.asarray(a.sum(dtype=_sum_dtype(a, dtype)))
+
+    def backward(self, grad):
+        return grad.expand(self._self_sizes)
+
+
+class SumBackward1(Operation):
+    """Sum over some dimensions."""
+
+    def forward(self, a, dims, keepdim, dtype=None):
+        self._self_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
+        return np.asarray(a.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+
+    def backward(self, grad):
+        return restore_reduced_dims(grad, self._saved_dim, self._saved_keepdim).expand(self._self_sizes)
+
+
+def _sum_dtype(a, dtype):
+    if dtype is not None:
+        return dtype.numpy
+    return np.int64 if a.dtype.kind in "biu" else a.dtype
+
+
+class MeanBackward0(Operation):
+    promote = "float"
+
+    def forward(self, a):
+        self._self_sizes = a.shape
+        return np.asarray(a.mean(dtype=a.dtype), dtype=a.dtype)
+
+    def backward(self, grad):
+        return grad.expand(self._self_sizes) / builtins.max(int(np.prod(self._self_sizes)), 1)
+
+
+class MeanBackward1(Operation):
+    promote = "float"
+
+    def forward(self, a, dims, keepdim):
+        self._self_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
+        self._count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
+        return np.asarray(a.mean(axis=dims, keepdims=keepdim, dtype=a.dtype), dtype=a.dtype)
+
+    def backward(self, grad):
+        grad = restore_reduced_dims(grad, self._saved_dim, self._saved_keepdim)
+        return grad.expand(self._self_sizes) / self._count
+
+
+class MaxBackward1(Operation):
+    """Max of all elements; ties share the gradient evenly, as in PyTorch."""
+    pick = staticmethod(np.max)
+
+    def forward(self, a):
+        if a.size == 0:
+            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() "
+                               "== 0. Specify the reduction dim with the 'dim' argument.")
+        self.save("self")
+        self.save("result")
+        return np.asarray(self.pick(a))
+
+    def backward(self, grad):
+        winners = self._saved_self == self._saved_result
+        return grad * winners / winners.sum()
+
+
+class MinBackward1(MaxBackward1):
+    pick = staticmethod(np.min)
+
+
+class AmaxBackward0(Operation):
+    """amax over dims: ties share the gradient evenly."""
+    pick = staticmethod(np.max)
+
+    def forward(self, a, dims, keepdim):
+        self.save("self")
+        self.save("result")
+        self._saved_dim, self._saved_keepdim = dims, keepdim
+        return np.asarray(self.pick(a, axis=dims, keepdims=keepdim))
+
+    def backward(self, grad):
+        dims, keepdim = self._saved_dim, self._saved_keepdim
+        result = restore_reduced_dims(self._saved_result, dims, keepdim)
+        winners = self._saved_self == result
+        return restore_reduced_dims(grad, dims, keepdim) * winners / winners.sum(dims, keepdim=True)
+
+
+class AminBackward0(AmaxBackward0):
+    pick = staticmethod(np.min)
+
+
+class MaxBackward0(Operation):
+    """max over one dim: returns (values, indices); the gradient goes to the index taken."""
+    pick_index = staticmethod(np.argmax)
+
+    def forward(self, a, dim, keepdim):
+        if a.ndim == 0:
+            return a.copy(), np.asarray(0)
+        self._self_sizes, self._saved_dim, self._saved_keepdim = a.shape, dim, keepdim
+        indices = self.pick_index(a, axis=dim, keepdims=True)
+        values = np.take_along_axis(a, indices, axis=dim)
+        self._indices = indices
+        if not keepdim:
+            values, indices = values.squeeze(dim), indices.squeeze(dim)
+        return values, indices.astype(np.int64)
+
+    def backward(self, grad, grad_indices=None):
+        from teachgrad import creation
+        positions = creation.arange(self._self_sizes[self._saved_dim]).reshape(
+            [-1 if d == self._saved_dim else 1 for d in range(len(self._self_sizes))])
+        taken = positions == Tensor._make(self._indices)
+        grad = restore_reduced_dims(grad, (self._saved_dim,), self._saved_keepdim)
+        return grad * taken
+
+
+class MinBackward0(MaxBackward0):
+    pick_index = staticmethod(np.argmin)
+
+
+class SoftmaxBackward0(Operation):
+    promote = "float"
+
+    def forward(self, a, dim):
+        self.save("result")
+        self._saved_dim = dim
+        shifted = np.exp(a - a.max(axis=dim, keepdims=True))
+        return shifted / shifted.sum(axis=dim, keepdims=True)
+
+    def backward(self, grad):
+        result, dim = self._saved_result, self._saved_dim
+        return result * (grad - (grad * result).sum(dim, keepdim=True))
+
+
+class LogSoftmaxBackward0(Operation):
+    promote = "float"
+
+    def forward(self, a, dim):
+        self.save("result")
+        self._saved_dim = dim
+        shifted = a - a.max(axis=dim, keepdims=True)
+        return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+
+    def backward(self, grad):
+        result, dim = self._saved_result, self._saved_dim
+        return grad - result.exp() * grad.sum(dim, keepdim=True)
+
+
+class LogsumexpBackward0(Operation):
+    promote = "float"
+
+    def forward(self, a, dims, keepdim):
+        self.save("self")
+        self.save("result")
+        self._saved_dim, self._saved_keepdim = dims, keepdim
+        top = a.max(axis=dims, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0)
+        result = np.log(np.exp(a - top).sum(axis=dims, keepdims=True)) + top
+        return result if keepdim else result.squeeze(dims)
+
+    def backward(self, grad):
+        dims, keepdim = self._saved_dim, self._saved_keepdim
+        result = restore_reduced_dims(self._saved_result, dims, keepdim)
+        return restore_reduced_dims(grad, dims, keepdim) * (self._saved_self - result).exp()
+
+
+class LinalgVectorNormBackward0(Operation):
+    """The 2-norm of all elements (what ``tensor.norm()`` computes by default)."""
+    promote = "float"
+
+    def forward(self, a):
+        self.save("self")
+        self.save("result")
+        return np.asarray(np.sqrt((a * a).sum()), dtype=a.dtype)
+
+    def backward(self, grad):
+        result = self._saved_result
+        return grad * self._saved_self / where_nonzero(result)
+
+
+def where_nonzero(t):
+    """Replace zeros by ones (so a norm of zero divides safely)."""
+    from teachgrad.ops.pointwise import where
+    return where(t == 0, 1.0, t)
+
+
+# ---- the functions and methods ---------------------------------------------------
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    if dim is None:
+        return SumBackward0.apply(input, dtype=dtype)
+    return SumBackward1.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim,
+                              dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {input.dtype.legacy_name[:-6]}")
+    if dim is None:
+        return MeanBackward0.apply(input)
+    return MeanBackward1.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def _reduce_extreme(input, dim, keepdim, other, whole, by_dim, pairwise, name):
+    from teachgrad.ops import pointwise
+    if isinstance(dim, Tensor):
+        other, dim = dim, None
+    if other is not None:
+        return pairwise(input, other)
+    if dim is None:
+        return whole.apply(input)
+    dim = normalize_dims(dim, input.ndim)[0] if input.ndim else 0
+    values, indices = by_dim.apply(input, dim=dim, keepdim=keepdim)
+    return MinMaxResult(values, indices, name)
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    from teachgrad.ops import pointwise
+    return _reduce_extreme(input, dim, keepdim, other, MaxBackward1, MaxBackward0,
+                           pointwise.maximum, "max")
+
+
+def min(input, dim=None, keepdim=False, *, other=None):
+    from teachgrad.ops import pointwise
+    return _reduce_extreme(input, dim, keepdim, other, MinBackward1, MinBackward0,
+                           pointwise.minimum, "min")
+
+
+class MinMaxResult(tuple):
+    """``(values, indices)``, also readable as ``.values`` and ``.indices``."""
+
+    def __new__(cls, values, indices, name):
+        result = super().__new__(cls, (values, indices))
+        result.name = name
+        return result
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"teachgrad.return_types.{self.name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def amax(input, dim=(), keepdim=False):
+    return AmaxBackward0.apply(input, dims=normalize_dims(dim if dim != () else None, input.ndim),
+                               keepdim=keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return AminBackward0.apply(input, dims=normalize_dims(dim if dim != () else None, input.ndim),
+                               keepdim=keepdim)
+
+
+def argmax(input, dim=None, keepdim=False):
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmax(input._data), dtype=np.int64))
+    dim = normalize_dims(dim, input.ndim)[0]
+    return Tensor._make(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+def argmin(input, dim=None, keepdim=False):
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmin(input._data), dtype=np.int64))
+    dim = normalize_dims(dim, input.ndim)[0]
+    return Tensor._make(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+def softmax(input, dim, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    return SoftmaxBackward0.apply(input, dim=normalize_dims(dim, input.ndim)[0] if input.ndim else None)
+
+
+def log_softmax(input, dim, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    return LogSoftmaxBackward0.apply(input, dim=normalize_dims(dim, input.ndim)[0] if input.ndim else None)
+
+
+def logsumexp(input, dim, keepdim=False):
+    return LogsumexpBackward0.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False):
+    if p in ("fro", 2) and dim is None:
+        return LinalgVectorNormBackward0.apply(input)
+    from teachgrad.ops import pointwise
+    if p in ("fro", 2):
+        return pointwise.sqrt(sum(input * input, dim, keepdim))
+    return sum(pointwise.abs(input) ** p, dim, keepdim) ** (1.0 / p)
+
+
+def sum_to_size(input, *size):
+    """Sum a broadcast gradient back down to ``size`` (leading dims and dims of size 1)."""
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    extra = input.ndim - len(shape)
+    dims = tuple(range(extra)) + tuple(
+        extra + i for i, s in enumerate(shape) if s == 1 and input.shape[extra + i] != 1)
+    if not dims:
+        return input
+    result = sum(input, dims, keepdim=True)
+    return result.reshape(shape) if extra else result
+
+
+def all(input, dim=None):
+    if dim is None:
+        return Tensor._make(np.asarray(np.all(input._data)))
+    return Tensor._make(np.all(input._data, axis=dim))
+
+
+def any(input, dim=None):
+    if dim is None:
+        return Tensor._make(np.asarray(np.any(input._data)))
+    return Tensor._make(np.any(input._data, axis=dim))

@@ -1,0 +1,338 @@
+"""Shape operations and views: view/reshape, squeeze, transpose, expand, cat, stack.
+
+The view operations (``view``, ``t``, ``transpose``, ``permute``, ``expand``,
+``squeeze``, ``unsqueeze``, and basic indexing in ``indexing.py``) return a
+tensor that shares memory and the version counter with its input
+(``views.make_view``). ``reshape`` is a view when the memory allows it.
+"""
+import numpy as np
+
+from teachgrad.autograd import views
+from teachgrad.autograd.operation import Operation
+from teachgrad.tensor import Tensor
+
+
+def as_shape(size):
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    return tuple(int(s) for s in size)
+
+
+def infer_shape(shape, numel):
+    """Resolve one -1 in a shape, with PyTorch's error when the shape does not fit."""
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        return tuple(numel // known if s == -1 else s for s in shape)
+    if known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class ViewOperation(Operation):
+    """An operation whose result is a view of its input."""
+    promote = "none"
+
+    @classmethod
+    def apply_view(cls, input, replay, **params):
+        return views.make_view(cls.apply(input, **params), input, replay)
+
+
+class ViewBackward0(ViewOperation):
+    def forward(self, a, shape):
+        self._self_sizes = a.shape
+        view = a.view()
+        try:
+            view.shape = shape
+        except AttributeError:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride "
+                               "(at least one dimension spans across two contiguous subspaces). "
+                               "Use .reshape(...) instead.") from None
+        return view
+
+    def backward(self, grad):
+        return grad.reshape(self._self_sizes)
+
+
+class UnsafeViewBackward0(Operation):
+    """Reshape of a fresh copy (not a view of anything)."""
+    promote = "none"
+
+    def forward(self, a, shape):
+        self._self_sizes = a.shape
+        return a.reshape(shape)
+
+    def backward(self, grad):
+        return grad.reshape(self._self_sizes)
+
+
+class AliasBackward0(ViewOperation):
+    def forward(self, a):
+        return a.view()
+
+    def backward(self, grad):
+        return grad
+
+
+class SqueezeBackward0(ViewOperation):
+    """Squeeze every dimension of size 1."""
+
+    def forward(self, a):
+        self._self_sizes = a.shape
+        return a.squeeze()
+
+    def backward(self, grad):
+        return grad.reshape(self._self_sizes)
+
+
+class SqueezeBackward1(ViewOperation):
+    """Squeeze one dimension (if it has size 1)."""
+
+    def forward(self, a, dim):
+        self._self_sizes, self._saved_dim = a.shape, dim
+        return a.squeeze(dim) if a.ndim and a.shape[dim] == 1 else a.view()
+
+    def backward(self, grad):
+        return grad.reshape(self._self_sizes)
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    """Squeeze of the dimensions matmul added (PyTorch's name for squeeze over dims)."""
+
+
+class UnsqueezeBackward0(ViewOperation):
+    def forward(self, a, dim):
+        self._saved_dim = dim
+        return np.expand_dims(a, dim)
+
+    def backward(self, grad):
+        return grad.squeeze(self._saved_dim)
+
+
+class TransposeBackward0(ViewOperation):
+    def forward(self, a, dim0, dim1):
+        self._saved_dim0, self._saved_dim1 = dim0, dim1
+        return np.swapaxes(a, dim0, dim1)
+
+    def backward(self, grad):
+        return grad.transpose(self._saved_dim0, self._saved_dim1)
+
+
+class TBackward0(ViewOperation):
+    def forward(self, a):
+        if a.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+        return a.T
+
+    def backward(self, grad):
+        return grad.t()
+
+
+class PermuteBackward0(ViewOperation):
+    def forward(self, a, dims):
+        self._saved_dims = dims
+        return np.transpose(a, dims)
+
+    def backward(self, grad):
+        return grad.permute(tuple(np.argsort(self._saved_dims)))
+
+
+class ExpandBackward0(ViewOperation):
+    def forward(self, a, shape):
+        self._self_sizes = a.shape
+        return np.broadcast_to(a, shape)
+
+    def backward(self, grad):
+        return grad.sum_to_size(self._self_sizes)
+
+
+class CatBackward0(Operation):
+    def forward(self, *arrays, dim):
+        self._saved_dim = dim
+        self._sizes = [a.shape[dim] for a in arrays]
+        return np.concatenate(arrays, axis=dim)
+
+    def backward(self, grad):
+        grads, start = [], 0
+        for size in self._sizes:
+            grads.append(grad.narrow(self._saved_dim, start, size))
+            start += size
+        return tuple(grads)
+
+
+class StackBackward0(Operation):
+    def forward(self, *arrays, dim):
+        self._saved_dim = dim
+        return np.stack(arrays, axis=dim)
+
+    def backward(self, grad):
+        return tuple(grad.unbind(self._saved_dim))
+
+
+# ---- the functions and methods ----------------------------------------------------
+def _check_dim(dim, ndim):
+    rank = max(ndim, 1)
+    if not -rank <= dim < rank:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, "
+                         f"{rank - 1}], but got {dim})")
+    return dim % rank
+
+
+def view(input, *shape):
+    shape = infer_shape(as_shape(shape), input.numel())
+    return ViewBackward0.apply_view(input, lambda t: t.view(shape), shape=shape)
+
+
+def reshape(input, *shape):
+    shape = infer_shape(as_shape(shape), input.numel())
+    probe = input._data.view()
+    try:
+        probe.shape = shape
+    except AttributeError:   # the memory does not allow a view: copy, then reshape
+        return UnsafeViewBackward0.apply(input.clone(), shape=shape)
+    return view(input, shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return reshape(input, 1)
+    start, end = _check_dim(start_dim, input.ndim), _check_dim(end_dim, input.ndim)
+    if start == end:
+        return input
+    shape = input.shape
+    return reshape(input, shape[:start] + (-1,) + shape[end + 1:])
+
+
+def unflatten(input, dim, sizes):
+    dim = _check_dim(dim, input.ndim)
+    return reshape(input, input.shape[:dim] + tuple(sizes) + input.shape[dim + 1:])
+
+
+def squeeze(input, dim=None):
+    if dim is None:
+        return SqueezeBackward0.apply_view(input, lambda t: t.squeeze())
+    dim = _check_dim(dim, input.ndim)
+    return SqueezeBackward1.apply_view(input, lambda t: t.squeeze(dim), dim=dim)
+
+
+def unsqueeze(input, dim):
+    dim = _check_dim(dim, input.ndim + 1)
+    return UnsqueezeBackward0.apply_view(input, lambda t: t.unsqueeze(dim), dim=dim)
+
+
+def transpose(input, dim0, dim1):
+    dim0, dim1 = _check_dim(dim0, input.ndim), _check_dim(dim1, input.ndim)
+    return TransposeBackward0.apply_view(input, lambda t: t.transpose(dim0, dim1),
+                                         dim0=dim0, dim1=dim1)
+
+
+def t(input):
+    return TBackward0.apply_view(input, lambda x: x.t())
+
+
+def permute(input, *dims):
+    dims = tuple(_check_dim(d, input.ndim) for d in as_shape(dims))
+    if sorted(dims) != list(range(input.ndim)):
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {input.ndim} is not equal to len(dims) = {len(dims)}")
+    return PermuteBackward0.apply_view(input, lambda t: t.permute(dims), dims=dims)
+
+
+def T(input):
+    """``tensor.T``: all dimensions reversed."""
+    return permute(input, tuple(reversed(range(input.ndim))))
+
+
+def expand(input, *shape):
+    shape = as_shape(shape)
+    lead = len(shape) - input.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand({input.dtype.legacy_name}{{{list(input.shape)}}}, "
+                           f"size={list(shape)}): the number of sizes provided ({len(shape)}) must "
+                           f"be greater or equal to the number of dimensions in the tensor "
+                           f"({input.ndim})")
+    shape = tuple(input.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
+    for i, size in enumerate(input.shape):
+        if size != 1 and size != shape[lead + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[lead + i]}) must match "
+                               f"the existing size ({size}) at non-singleton dimension {lead + i}."
+                               f"  Target sizes: {list(shape)}.  Tensor sizes: {list(input.shape)}")
+    return ExpandBackward0.apply_view(input, lambda t: t.expand(shape), shape=shape)
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+def contiguous(input):
+    return input if input._data.flags.c_contiguous else input.clone()
+
+
+def cat(tensors, dim=0):
+    tensors = [t for t in tensors if not (t.ndim == 1 and t.numel() == 0)] or list(tensors)[:1]
+    dim = _check_dim(dim, tensors[0].ndim)
+    for t in tensors[1:]:
+        if t.ndim != tensors[0].ndim:
+            raise RuntimeError("Tensors must have same number of dimensions: got "
+                               f"{tensors[0].ndim} and {t.ndim}")
+        for d in range(t.ndim):
+            if d != dim and t.shape[d] != tensors[0].shape[d]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                                   f"Expected size {tensors[0].shape[d]} but got size "
+                                   f"{t.shape[d]} for tensor number {tensors.index(t)} in the list.")
+    return CatBackward0.apply(*tensors, dim=dim)
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    dim = _check_dim(dim, tensors[0].ndim + 1)
+    for i, t in enumerate(tensors[1:], start=1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at "
+                               f"entry {i}")
+    return StackBackward0.apply(*tensors, dim=dim)
+
+
+def narrow(input, dim, start, length):
+    dim = _check_dim(dim, input.ndim)
+    return input[(slice(None),) * dim + (slice(start, start + length),)]
+
+
+def select(input, dim, index):
+    dim = _check_dim(dim, input.ndim)
+    return input[(slice(None),) * dim + (index,)]
+
+
+def unbind(input, dim=0):
+    dim = _check_dim(dim, input.ndim)
+    return tuple(select(input, dim, i) for i in range(input.shape[dim]))
+
+
+def split(input, split_size, dim=0):
+    dim = _check_dim(dim, input.ndim)
+    total = input.shape[dim]
+    if isinstance(split_size, int):
+        sizes = [min(split_size, total - start) for start in range(0, total, split_size)]
+    else:
+        sizes = list(split_size)
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append(narrow(input, dim, start, size))
+        start += size
+    return tuple(pieces)
+
+
+def chunk(input, chunks, dim=0):
+    size = -(-input.shape[_check_dim(dim, input.ndim)] // chunks)
+    return split(input, size, dim)
+
+

@@ -1,0 +1,316 @@
+"""The Tensor: a numpy array plus what autograd needs to know about it.
+
+A tensor owns (or, for a view, shares) a numpy array and a ``VersionCounter``.
+Autograd adds three things: ``requires_grad``, ``grad_fn`` (the node that made
+it, None for a leaf) and ``grad``. Operations and tensor methods such as
+``x.exp()`` are attached to this class by ``teachgrad.ops``.
+"""
+import warnings
+import weakref
+
+import numpy as np
+
+from teachgrad import dtypes, printing
+from teachgrad.autograd import grad_mode
+from teachgrad.autograd.graph import AccumulateGrad, HookDict, add_hook
+
+
+class VersionCounter:
+    """Counts in-place changes of a tensor's memory; shared by all views of it."""
+    __slots__ = ("version",)
+
+    def __init__(self):
+        self.version = 0
+
+    def bump(self):
+        self.version += 1
+
+
+class Size(tuple):
+    """A shape, printed as ``teachgrad.Size([2, 3])``."""
+
+    def numel(self):
+        return int(np.prod(self, dtype=np.int64))
+
+    def __repr__(self):
+        return f"teachgrad.Size({list(self)})"
+
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+class Tensor:
+    __slots__ = ("_data", "_version_counter", "_base", "_view_replay", "grad_fn",
+                 "_requires_grad", "_grad", "_output_nr", "_retains_grad",
+                 "_accumulator_ref", "_hooks", "__weakref__", "__dict__")
+
+    def __init__(self, data=()):
+        """``Tensor([1, 2])`` makes a float tensor, like ``torch.Tensor``."""
+        array = np.array(data, dtype=dtypes.get_default_dtype().numpy)
+        Tensor._init_fields(self, array, VersionCounter())
+
+    @classmethod
+    def _make(cls, array, version_counter=None):
+        """Wrap a numpy array without copying (the fast path every operation uses)."""
+        tensor = object.__new__(cls)
+        tensor._init_fields(array, version_counter or VersionCounter())
+        return tensor
+
+    def _init_fields(self, array, version_counter):
+        self._data = array
+        self._version_counter = version_counter
+        self._base = None
+        self._view_replay = None
+        self.grad_fn = None
+        self._requires_grad = False
+        self._grad = None
+        self._output_nr = 0
+        self._retains_grad = False
+        self._accumulator_ref = None
+        self._hooks = None
+
+    # ---- autograd flags -------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        if self.grad_fn is not None:
+            message = "you can only change requires_grad flags of leaf variables."
+            if not flag:
+                message += (" If you want to use a computed variable in a subgraph that doesn't "
+                            "require differentiation use var_no_grad = var.detach().")
+            raise RuntimeError(message)
+        if flag and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def _version(self):
+        return self._version_counter.version
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    # ---- data, shape and conversion to Python ---------------------------
+    @property
+    def data(self):
+        """The same memory without autograd: a fresh version counter, so edits go unseen."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, other):
+        self._data = other._data
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.shape
+        return self._data.shape[self._wrap_dim(dim)]
+
+    def _wrap_dim(self, dim):
+        ndim = max(self._data.ndim, 1)
+        if not -ndim <= dim < ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-ndim}, {ndim - 1}], but got {dim})")
+        return dim % ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_contiguous(self):
+        return self._data.flags.c_contiguous
+
+    @property
+    def device(self):
+        return "cpu"
+
+    def cpu(self):
+        return self
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self):
+        """The same memory as a numpy array (not allowed while autograd tracks the tensor)."""
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        grad_fn = self.grad_fn.name() if self.grad_fn is not None else None
+        return printing.format_tensor(self._data, dtype_name=repr(self.dtype),
+                                      requires_grad=self._requires_grad, grad_fn_name=grad_fn)
+
+    # ---- detaching ------------------------------------------------------
+    def detach(self):
+        """Same memory and same version counter, but outside the graph."""
+        return Tensor._make(self._data, self._version_counter)
+
+    def detach_(self):
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # ---- gradients ------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from teachgrad.autograd import functional
+        functional.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self.grad_fn._retains_grad_hooks[self._output_nr] = _RetainGradHook(self)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = HookDict()
+            return add_hook(self._hooks, hook)
+        hooks = self.grad_fn._tensor_pre_hooks.setdefault(self._output_nr, HookDict())
+        return add_hook(hooks, hook)
+
+    def _gradient_edge(self):
+        """Where this tensor's gradient goes: ``(node, input_nr)``, or ``(None, 0)``."""
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        if self._requires_grad:
+            return (self._grad_accumulator(), 0)
+        return (None, 0)
+
+    def _grad_accumulator(self):
+        """This leaf's AccumulateGrad node, made once and shared while a graph uses it.
+
+        The tensor holds it only weakly (the node holds the tensor), so no cycle forms.
+        """
+        node = self._accumulator_ref() if self._accumulator_ref is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._accumulator_ref = weakref.ref(node)
+        return node
+
+    def _accumulate_grad(self, grad):
+        """Add an incoming gradient into ``.grad`` (AccumulateGrad's one job)."""
+        building_graph = grad_mode.is_grad_enabled()
+        if self._grad is None:
+            self._grad = grad if building_graph else Tensor._make(grad._data.copy())
+        elif building_graph or self._grad._requires_grad:
+            self._grad = self._grad + grad
+        else:
+            self._grad._data += grad._data
+            self._grad._version_counter.bump()
+
+
+class _RetainGradHook:
+    """Stores a non-leaf tensor's gradient in its ``.grad`` (holds the tensor weakly)."""
+
+    def __init__(self, tensor):
+        self.tensor_ref = weakref.ref(tensor)
+
+    def __call__(self, grad):
+        tensor = self.tensor_ref()
+        if tensor is None:
+            return
+        if tensor._grad is None:
+            tensor._grad = Tensor._make(grad._data.copy()) if not grad._requires_grad else grad
+        else:
+            tensor._grad = tensor._grad + grad
