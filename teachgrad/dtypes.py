@@ -34,14 +34,14 @@ float16 = dtype("float16", np.float16, 2, "HalfTensor")
 float32 = dtype("float32", np.float32, 2, "FloatTensor")
 float64 = dtype("float64", np.float64, 2, "DoubleTensor")
 
-_BY_NUMPY = {d.numpy: d for d in (bool_, uint8, int32, int64, float16, float32, float64)}
+BY_NUMPY = {d.numpy: d for d in (bool_, uint8, int32, int64, float16, float32, float64)}
 _DEFAULT_FLOAT = [float32]
 
 
 def from_numpy_dtype(numpy_dtype):
     """The teachgrad dtype of a numpy dtype (TypeError if teachgrad has none)."""
     try:
-        return _BY_NUMPY[np.dtype(numpy_dtype)]
+        return BY_NUMPY[np.dtype(numpy_dtype)]
     except KeyError:
         raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(numpy_dtype)}. "
                         "The only supported types are: float64, float32, float16, int64, "

@@ -45,9 +45,17 @@ NON_LEAF_GRAD_WARNING = (
 
 
 class Tensor:
-    __slots__ = ("_data", "_version_counter", "_base", "_view_replay", "grad_fn",
-                 "_requires_grad", "_grad", "_output_nr", "_retains_grad",
-                 "_accumulator_ref", "_hooks", "__weakref__", "__dict__")
+    # Every tensor sets the four fields in __slots__; the rest are rare, so they
+    # default to these class attributes and only a tensor that needs one stores it.
+    __slots__ = ("_data", "_version_counter", "grad_fn", "_requires_grad",
+                 "__weakref__", "__dict__")
+    _base = None              # the tensor whose memory this view shares
+    _view_replay = None       # how to make this view again from its base
+    _grad = None
+    _output_nr = 0            # which output of grad_fn this tensor is
+    _retains_grad = False
+    _accumulator_ref = None   # weak link to this leaf's AccumulateGrad node
+    _hooks = None             # a leaf's tensor hooks
 
     def __init__(self, data=()):
         """``Tensor([1, 2])`` makes a float tensor, like ``torch.Tensor``."""
@@ -64,15 +72,8 @@ class Tensor:
     def _init_fields(self, array, version_counter):
         self._data = array
         self._version_counter = version_counter
-        self._base = None
-        self._view_replay = None
         self.grad_fn = None
         self._requires_grad = False
-        self._grad = None
-        self._output_nr = 0
-        self._retains_grad = False
-        self._accumulator_ref = None
-        self._hooks = None
 
     # ---- autograd flags -------------------------------------------------
     @property
@@ -135,7 +136,7 @@ class Tensor:
 
     @property
     def dtype(self):
-        return dtypes.from_numpy_dtype(self._data.dtype)
+        return dtypes.BY_NUMPY[self._data.dtype]
 
     @property
     def shape(self):
@@ -256,7 +257,7 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        self.grad_fn._retains_grad_hooks[self._output_nr] = _RetainGradHook(self)
+        self.grad_fn._set_retain_grad_hook(self._output_nr, _RetainGradHook(self))
 
     def register_hook(self, hook):
         """``hook(grad)`` runs when this tensor's gradient is computed; it may return a new one."""
@@ -266,8 +267,7 @@ class Tensor:
             if self._hooks is None:
                 self._hooks = HookDict()
             return add_hook(self._hooks, hook)
-        hooks = self.grad_fn._tensor_pre_hooks.setdefault(self._output_nr, HookDict())
-        return add_hook(hooks, hook)
+        return self.grad_fn._register_tensor_hook(self._output_nr, hook)
 
     def _gradient_edge(self):
         """Where this tensor's gradient goes: ``(node, input_nr)``, or ``(None, 0)``."""

@@ -8,8 +8,10 @@ input that needs no gradient. Leaves that require grad end in an
 nodes is the whole graph: there is no other graph object.
 """
 import itertools
+import re
 import sys
 import weakref
+from types import MappingProxyType
 
 from teachgrad.autograd import anomaly
 
@@ -41,19 +43,22 @@ def add_hook(hooks, fn):
     return handle
 
 
+_NO_HOOKS = MappingProxyType({})
+
+
 class Node:
     """A node of the backward graph: called with the gradients of its outputs,
     it returns the gradients of its inputs, one per entry of ``next_functions``."""
+
+    # Hooks are rare: a node gets its own dicts only when one is registered.
+    _pre_hooks = _post_hooks = _NO_HOOKS
+    _tensor_pre_hooks = _NO_HOOKS     # output_nr -> hooks of that output tensor
+    _retains_grad_hooks = _NO_HOOKS   # output_nr -> the retain_grad hook of that output
 
     def __init__(self):
         self.next_functions = ()
         self._sequence_nr = next(_sequence_numbers)
         self._input_metadata = ()      # (shape, dtype) of each input, to check gradients
-        self._pre_hooks = HookDict()
-        self._post_hooks = HookDict()
-        self._tensor_pre_hooks = {}    # output_nr -> HookDict: hooks of the output tensors
-        self._retains_grad_hooks = {}  # output_nr -> the retain_grad hook of that output
-        self.metadata = {}
         self._forward_trace = anomaly.forward_trace()
 
     def name(self):
@@ -65,11 +70,33 @@ class Node:
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after the node; it may return new grad_inputs."""
+        if self._post_hooks is _NO_HOOKS:
+            self._post_hooks = HookDict()
         return add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before the node; it may return new grad_outputs."""
+        if self._pre_hooks is _NO_HOOKS:
+            self._pre_hooks = HookDict()
         return add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_hook(self, output_nr, fn):
+        """A hook of the tensor that is this node's output ``output_nr``."""
+        if self._tensor_pre_hooks is _NO_HOOKS:
+            self._tensor_pre_hooks = {}
+        return add_hook(self._tensor_pre_hooks.setdefault(output_nr, HookDict()), fn)
+
+    def _set_retain_grad_hook(self, output_nr, hook):
+        if self._retains_grad_hooks is _NO_HOOKS:
+            self._retains_grad_hooks = {}
+        self._retains_grad_hooks[output_nr] = hook
+
+    @property
+    def metadata(self):
+        """A dict for the user's own notes about this node (as in PyTorch)."""
+        if "_metadata" not in self.__dict__:
+            self._metadata = {}
+        return self._metadata
 
     def release_saved(self):
         """Free what backward needed: called after backward without retain_graph."""
@@ -134,7 +161,7 @@ class SavedTensor:
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward.")
         if self.is_stale:
-            raise InplaceModificationError(self, node)
+            raise inplace_modification_error(self, node)
         if self._tensor is not None:
             return self._tensor
         return self._rebuild_output()
@@ -155,23 +182,30 @@ class SavedTensor:
         self._data = None
 
 
-class InplaceModificationError(RuntimeError):
+def inplace_modification_error(saved, node):
     """PyTorch's error for a saved tensor that was modified in place after it was saved.
 
-    It carries what ``teachgrad.viz.explain`` needs: the saved tensor and the node
-    whose backward needed it.
+    It is a plain RuntimeError, as in PyTorch, carrying what ``teachgrad.viz.explain``
+    needs: ``error.saved`` (the SavedTensor) and ``error.node`` (whose backward needed it).
     """
+    source = saved._node() if saved.is_output else getattr(saved._tensor, "grad_fn", None)
+    shape = ", ".join(str(s) for s in saved.shape)
+    error = RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [teachgrad.{saved.dtype.legacy_name} [{shape}]], which is "
+        f"output 0 of {_cpp_name(source)}, is at version {saved.current_version}; expected "
+        f"version {saved.saved_version} instead. Hint: enable anomaly detection to find "
+        "the operation that failed to compute its gradient, with "
+        "teachgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+    error.saved, error.node = saved, node
+    return error
 
-    def __init__(self, saved, node):
-        self.saved = saved
-        self.node = node
-        source = saved._node() if saved.is_output else getattr(saved._tensor, "grad_fn", None)
-        source_name = source.name() if source is not None else "a leaf"
-        shape = ", ".join(str(s) for s in saved.shape)
-        super().__init__(
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [teachgrad.{saved.dtype.legacy_name} [{shape}]], which is "
-            f"output 0 of {source_name}, is at version {saved.current_version}; expected "
-            f"version {saved.saved_version} instead. Hint: enable anomaly detection to find "
-            "the operation that failed to compute its gradient, with "
-            "teachgrad.autograd.set_detect_anomaly(True).")
+
+def _cpp_name(node):
+    """How PyTorch's C++ names a node in that message: ``Mul``, ``torch::autograd::CopySlices``."""
+    if node is None:
+        return "a leaf"
+    name = node.name()
+    if re.fullmatch(r".+Backward\d+", name):
+        return re.sub(r"Backward\d+$", "", name)
+    return f"teachgrad::autograd::{name}"

@@ -55,13 +55,17 @@ class Operation(Node):
 
     @classmethod
     def _input_arrays(cls, inputs):
+        arrays = [t._data for t in inputs]
         if cls.promote == "common" and len(inputs) > 1:
+            first = arrays[0].dtype
+            if all(a.dtype == first for a in arrays):
+                return arrays
             common = dtypes.result_type(inputs).numpy
-            return [t._data if t._data.dtype == common else t._data.astype(common) for t in inputs]
+            return [a if a.dtype == common else a.astype(common) for a in arrays]
         if cls.promote == "float":
-            return [t._data if t._data.dtype.kind == "f"
-                    else t._data.astype(dtypes.get_default_dtype().numpy) for t in inputs]
-        return [t._data for t in inputs]
+            return [a if a.dtype.kind == "f" else a.astype(dtypes.get_default_dtype().numpy)
+                    for a in arrays]
+        return arrays
 
     def save(self, name):
         """Keep an input (by its PyTorch name) or the ``"result"`` for backward."""

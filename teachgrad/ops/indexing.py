@@ -128,9 +128,16 @@ def index(input, key):
     parts = key if isinstance(key, tuple) else (key,)
     if any(_is_advanced(p) for p in parts):
         return IndexBackward0.apply(input, key=_numpy_key(key))
-    if all(p is Ellipsis or p == slice(None) for p in parts):
-        return AliasBackward0.apply_view(input, lambda t: t[...])   # x[...] and x[:]
+    if all(p is Ellipsis for p in parts):
+        return AliasBackward0.apply_view(input, lambda t: t[...])
+    if _is_whole(parts):
+        return _slice(input, 0, slice(None))             # x[:] is a slice of everything
     return _basic_index(input, parts)
+
+
+def _is_whole(parts):
+    """Does the index select the whole tensor (``x[:]``, ``x[...]``, ``x[:, :]``)?"""
+    return all(p is Ellipsis or isinstance(p, slice) and p == slice(None) for p in parts)
 
 
 def _basic_index(input, parts):
@@ -170,5 +177,10 @@ def setitem(target, key, value):
     parts = key if isinstance(key, tuple) else (key,)
     if any(_is_advanced(p) for p in parts):
         IndexPutBackward0.apply_inplace(target, value, key=_numpy_key(key))
+    elif _is_whole(parts):                    # as PyTorch: no view, the target itself
+        if value.ndim == 0:
+            inplace.fill_(target, value)
+        else:
+            inplace.copy_(target, value)
     else:
         inplace.copy_(index(target, key), value)

@@ -12,6 +12,7 @@ from teachgrad import random
 from teachgrad.autograd.operation import Operation
 from teachgrad.ops import pointwise
 from teachgrad.ops.pointwise import as_tensor_like
+from teachgrad.tensor import Tensor
 
 
 class OverwriteOperation(Operation):
@@ -29,8 +30,20 @@ class ZeroBackward0(OverwriteOperation):
     pass
 
 
-class FillBackward0(OverwriteOperation):
-    pass
+class FillBackward2(OverwriteOperation):
+    """``fill_`` with a number."""
+
+
+class FillBackward3(Operation):
+    """``fill_`` with a 0-d tensor (also ``t[:] = 5``): the gradient flows to the value."""
+    input_names = ("self", "value")
+    promote = "none"
+
+    def forward(self, a, value):
+        return np.broadcast_to(value.astype(a.dtype), a.shape)
+
+    def backward(self, grad):
+        return grad * 0, grad.sum()
 
 
 class UniformBackward0(OverwriteOperation):
@@ -106,8 +119,12 @@ def zero_(self):
 
 
 def fill_(self, value):
-    value = value.item() if hasattr(value, "item") else value
-    return FillBackward0.apply_inplace(self, values=value)
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        return FillBackward3.apply_inplace(self, value)
+    return FillBackward2.apply_inplace(self, values=value)
 
 
 def copy_(self, src):

@@ -13,10 +13,17 @@ from teachgrad.tensor import Tensor
 
 
 def as_tensor_like(value, like):
-    """A Python number as a 0-d tensor of the dtype the operation will compute in."""
+    """A Python number as a 0-d tensor of the dtype the operation will compute in.
+
+    A number never widens the tensor's dtype within its category (``float32 * 2.5``
+    stays float32); it only lifts the category (``int_tensor * 2.5`` is float32).
+    """
     if isinstance(value, Tensor):
         return value
-    dtype = dtypes.result_type([like, value])
+    category = dtypes.scalar_category(value)
+    like_dtype = like.dtype
+    dtype = like_dtype if category <= like_dtype.category else \
+        dtypes.default_dtype_for_category(category)
     return Tensor._make(np.asarray(value, dtype=dtype.numpy))
 
 
@@ -75,8 +82,8 @@ class DivBackward0(Operation):
         self.save("other")
         if self.needs_input_grad[1]:
             self.save("self")
-        if a.dtype.kind != "f":
-            a = a.astype(dtypes.get_default_dtype().numpy)
+        if a.dtype.kind != "f":     # integer / integer is true division, in float
+            a, b = (x.astype(dtypes.get_default_dtype().numpy) for x in (a, b))
         return a / b
 
     def backward(self, grad):

@@ -1,0 +1,703 @@
+"""Feedback for exercise notebooks: each check prints one friendly line.
+
+    from teachgrad.course import check
+
+    def predict_flags():
+        ### BEGIN SOLUTION
+        return {"x": {"is_leaf": True, "requires_grad": True}, ...}
+        ### END SOLUTION
+
+    check.leaf_flags(predict_flags, {"x": x, "y": y})
+
+prints one of
+
+    ✔ correct — all 4 predictions match teachgrad
+    ✘ 1 of 4 predictions is off (look again at y) — hint: a tensor made by an operation ...
+    … not attempted yet — replace raise NotImplementedError() with your code
+
+The helpers:
+
+======================  ==================================================================
+``value``               any answer (tensor, array, number, flag, name, list, dict) against
+                        the expected one
+``leaf_flags``          predicted ``is_leaf`` / ``requires_grad`` / ... against the tensors'
+``gradients``           gradients written by hand against teachgrad's autograd and finite
+                        differences; or a student's backward (a custom Function) against
+                        finite differences
+``node_names``          the nodes of a backward graph, as a set or in a topological order
+``raises``              code that should fail with a given error
+``behaves_like``        a re-implementation (of a piece of the engine, say) against
+                        teachgrad's own, on a few cases
+======================  ==================================================================
+
+Conventions, the same for every helper:
+
+- The student's answer comes first. It may be a value, but a *function* is better: the
+  helper calls it itself, so a stub that still raises ``NotImplementedError`` gets
+  "not attempted yet" instead of a traceback, and the check cell never crashes (it needs no
+  ``raises-exception`` tag). For an answer computed at the top level of a cell, pass
+  ``lambda: answer``: a name that is not defined yet is reported, not raised.
+- A prediction left as ``...`` (Ellipsis) also counts as not attempted.
+- The line tells *what* differs and gives a hint (the author's ``hint=`` when no more
+  specific one applies); it never prints the expected answer.
+- The return value is a :class:`Result`: true when correct, so tests can
+  ``assert check.value(...)``. It displays nothing in Jupyter (the line is already printed).
+"""
+import functools
+import inspect
+import re
+from collections import Counter
+
+import numpy as np
+
+import teachgrad
+from teachgrad.autograd.graph import Node
+from teachgrad.tensor import Tensor
+
+CORRECT, WRONG, NOT_ATTEMPTED = "correct", "wrong", "not attempted"
+
+__all__ = ["Result", "value", "leaf_flags", "gradients", "node_names", "raises", "behaves_like"]
+
+
+class Result:
+    """What a check found: ``status`` (correct / wrong / not attempted) and the printed line."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.message = message
+
+    @property
+    def passed(self):
+        return self.status == CORRECT
+
+    def __bool__(self):
+        return self.passed
+
+    def __eq__(self, other):
+        if isinstance(other, (bool, np.bool_)):
+            return self.passed == bool(other)
+        if isinstance(other, Result):
+            return (self.status, self.message) == (other.status, other.message)
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Result({self.status!r}, {self.message!r})"
+
+    def _ipython_display_(self):
+        """Show nothing as the cell's result: the helper has printed its line already."""
+
+
+class _Stop(Exception):
+    """Raised inside a check to end it early with a report."""
+
+    def __init__(self, status, what="", hint=None):
+        super().__init__(what)
+        self.status, self.what, self.hint = status, what, hint
+
+
+def _report(status, what="", hint=None):
+    if status == CORRECT:
+        line = "✔ correct" + (f" — {what}" if what else "")
+    elif status == NOT_ATTEMPTED:
+        line = "… not attempted yet — replace raise NotImplementedError() with your code"
+    else:
+        line = f"✘ {what}" + (f" — hint: {hint}" if hint else "")
+    print(line)
+    return Result(status, line)
+
+
+def _checker(fn):
+    """Turn a check body that returns (what, hint) or raises _Stop into one printed line."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return _report(CORRECT, fn(*args, **kwargs) or "")
+        except _Stop as stop:
+            return _report(stop.status, stop.what, stop.hint)
+    return wrapper
+
+
+# ---------------------------------------------------------------- calling student code
+
+def _is_function(obj):
+    """A plain function, lambda, bound method or partial — not a tensor, node or class."""
+    return inspect.isfunction(obj) or inspect.ismethod(obj) or isinstance(obj, functools.partial)
+
+
+def _first_line(error, limit=90):
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _call(fn, *args, what="your code"):
+    """Call the student's code; turn a stub, a missing name or a crash into a _Stop."""
+    try:
+        return fn(*args)
+    except NotImplementedError:
+        raise _Stop(NOT_ATTEMPTED) from None
+    except NameError as error:
+        raise _Stop(WRONG, f"{what} uses a name that is not defined yet ({_first_line(error)})",
+                    "run the cells above this one first, top to bottom") from None
+    except Exception as error:
+        raise _Stop(WRONG, f"{what} raised {type(error).__name__}: {_first_line(error)}",
+                    "read the error's first words: they are the same as PyTorch's") from None
+
+
+def _resolve(answer, what="your answer"):
+    """The answer's value: call it when it is a function; a stub or ``...`` is not attempted."""
+    if _is_function(answer):
+        answer = _call(answer, what=what)
+    if answer is Ellipsis:
+        raise _Stop(NOT_ATTEMPTED)
+    return answer
+
+
+# ---------------------------------------------------------------- comparing values
+
+def _shape_text(shape):
+    return "(" + ", ".join(str(int(s)) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _as_array(obj):
+    """A numpy array for a tensor, array, number or nested list of numbers; else None."""
+    if isinstance(obj, Tensor):
+        return np.asarray(obj.detach().numpy())
+    if isinstance(obj, (np.ndarray, np.generic, int, float, bool)):
+        return np.asarray(obj)
+    if isinstance(obj, (list, tuple)) and obj:
+        try:
+            array = np.asarray([_as_array(item) if isinstance(item, Tensor) else item
+                                for item in obj])
+        except (ValueError, TypeError):
+            return None
+        return array if array.dtype.kind in "biuf" else None
+    return None
+
+
+def _is_numeric(obj):
+    if isinstance(obj, (Tensor, np.ndarray)):
+        return True
+    return isinstance(obj, (int, float, np.number)) and not isinstance(obj, (bool, np.bool_))
+
+
+def _broadcast_dims(big, small):
+    """The dims of ``big`` that broadcasting ``small`` to ``big`` created or stretched."""
+    lead = len(big) - len(small)
+    return list(range(lead)) + [lead + i for i, s in enumerate(small)
+                                if s == 1 and big[lead + i] != 1]
+
+
+def _shape_hint(got, want, gradient):
+    """Why an answer might have the wrong shape — the broadcast sum above all."""
+    try:
+        common = tuple(np.broadcast_shapes(got, want))
+    except ValueError:
+        common = None
+    if common == tuple(got):
+        dims = _broadcast_dims(got, want)
+        dims_text = f"dim {dims[0]}" if len(dims) == 1 else "dims " + ", ".join(map(str, dims))
+        return (f"the tensor was broadcast in the forward pass: sum the gradient over {dims_text}"
+                f" (keepdim=True where the shape keeps a 1) to get back its shape"
+                if gradient else
+                f"sum over the broadcast {dims_text} to get back the shape {_shape_text(want)}")
+    if common == tuple(want):
+        return ("a gradient has exactly the shape of its tensor: you reduced over too many "
+                "dimensions" if gradient else
+                "you reduced over too many dimensions (or forgot keepdim=True)")
+    if int(np.prod(got)) == int(np.prod(want)):
+        return "the same number of entries in another layout: transposed or reshaped?"
+    return "a gradient always has the shape of the tensor it belongs to" if gradient else None
+
+
+def _values_hint(got, want, gradient):
+    """A guess at the mistake behind wrong numbers: a sign, a factor, a transpose."""
+    if not np.any(got) and np.any(want):
+        return ("it is all zeros — did backward reach this tensor?" if gradient
+                else "it is all zeros")
+    if np.allclose(got, -want, rtol=1e-4, atol=1e-6):
+        return "the sign is flipped"
+    nonzero = want != 0
+    if np.any(nonzero) and np.array_equal(got == 0, ~nonzero):
+        ratios = got[nonzero] / want[nonzero]
+        if np.allclose(ratios, ratios[0], rtol=1e-4):
+            factor = f"it is off by a constant factor of {ratios[0]:.3g}"
+            return factor + (": a factor missing or extra in the chain rule?" if gradient else "")
+    if got.ndim == 2 and got.shape[0] == got.shape[1] and np.allclose(got.T, want):
+        return "it looks transposed"
+    if gradient:
+        return ("apply the chain rule one step at a time: the gradient arriving from above "
+                "times the local derivative")
+    return None
+
+
+def _numeric_difference(answer, expected, name, atol, rtol, gradient):
+    want = _as_array(expected)
+    got = _as_array(answer)
+    if got is None:
+        kind = "None" if answer is None else f"a {type(answer).__name__}"
+        hint = ("a gradient stays None until backward reaches its tensor" if answer is None
+                and gradient else "return a tensor (or a number)")
+        return f"{name} is {kind}, not a tensor of numbers", hint
+    if got.shape != want.shape:
+        return (f"{name} has shape {_shape_text(got.shape)}, expected {_shape_text(want.shape)}",
+                _shape_hint(got.shape, want.shape, gradient))
+    if want.dtype == bool or got.dtype == bool:
+        bad = got != want
+    else:
+        bad = ~np.isclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
+                          atol=atol, equal_nan=True)
+    if not np.any(bad):
+        return None
+    where = "the wrong value" if want.size == 1 else \
+        f"wrong values at {int(bad.sum())} of {want.size} entries"
+    got64, want64 = got.astype(np.float64), want.astype(np.float64)
+    return f"{name} has {where}", _values_hint(got64, want64, gradient)
+
+
+def _node_name(obj):
+    return obj.name() if isinstance(obj, Node) else obj
+
+
+def _difference(answer, expected, name="your answer", atol=1e-6, rtol=1e-5, gradient=False):
+    """None when ``answer`` matches ``expected``; else (what differs, hint or None)."""
+    if isinstance(expected, Node) or isinstance(answer, Node):
+        answer, expected = _node_name(answer), _node_name(expected)
+    if _is_numeric(expected) or (isinstance(expected, (list, tuple)) and expected
+                                 and all(_is_numeric(e) for e in expected)):
+        return _numeric_difference(answer, expected, name, atol, rtol, gradient)
+    if isinstance(expected, dict):
+        if not isinstance(answer, dict):
+            return f"{name} is a {type(answer).__name__}, expected a dict", None
+        missing = [k for k in expected if k not in answer]
+        if missing:
+            return f"{name} has no entry for {missing[0]!r}", None
+        extra = [k for k in answer if k not in expected]
+        if extra:
+            return f"{name} has an unexpected entry {extra[0]!r}", None
+        for key in expected:
+            found = _difference(answer[key], expected[key], f"{name}[{key!r}]", atol, rtol,
+                                gradient)
+            if found:
+                return found
+        return None
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(answer, (list, tuple)):
+            return f"{name} is a {type(answer).__name__}, expected a list", None
+        if len(answer) != len(expected):
+            return f"{name} has {len(answer)} items, expected {len(expected)}", None
+        for i, (a, e) in enumerate(zip(answer, expected)):
+            found = _difference(a, e, f"{name}[{i}]", atol, rtol, gradient)
+            if found:
+                return found
+        return None
+    if isinstance(expected, (bool, np.bool_)):
+        if not isinstance(answer, (bool, np.bool_)):
+            return f"{name} should be True or False, not {answer!r}", None
+        return None if bool(answer) == bool(expected) else (f"{name} is not right", None)
+    if isinstance(expected, str) and not isinstance(answer, str):
+        return f"{name} is a {type(answer).__name__}, expected a str", None
+    if answer == expected:
+        return None
+    return f"{name} is not right", None
+
+
+# ---------------------------------------------------------------- the checks
+
+@_checker
+def value(answer, expected, *, name="your answer", atol=1e-6, rtol=1e-5, hint=None):
+    """Compare any answer with the expected one.
+
+    Tensors, arrays, numbers and lists of numbers are compared by shape, then by value
+    (``np.isclose`` with ``atol``/``rtol``); a wrong shape that a broadcast explains gets the
+    broadcast hint. Flags, names (a node counts as its name), ``None``, lists and dicts are
+    compared exactly, item by item; the first difference is reported by its place, e.g.
+    ``your answer['y']``.
+
+        check.value(lambda: y.grad_fn.name(), "MulBackward0", name="the node's name")
+    """
+    answer = _resolve(answer)
+    found = _difference(answer, expected, name, atol, rtol)
+    if found:
+        what, specific = found
+        raise _Stop(WRONG, what, specific or hint)
+
+
+_FLAG_HINTS = {
+    "is_leaf": "a tensor is a leaf when no recorded operation made it: you created it, or it "
+               "does not require grad",
+    "requires_grad": "an operation's result requires grad when any of its inputs does (and "
+                     "grad mode is on)",
+    "retains_grad": "only a non-leaf tensor on which you called retain_grad() keeps its .grad",
+    "grad_fn": "grad_fn names the node of the operation that made the tensor; leaves have None",
+    "_version": "each in-place change (add_, x[i] = ..., mul_) of a tensor or of a view of it "
+                "adds one to the shared version counter",
+}
+
+
+def _flag(tensor, flag):
+    real = getattr(tensor, flag)
+    if flag == "grad_fn":
+        return None if real is None else real.name()
+    if flag == "grad":
+        return real is not None       # predict: does it have a gradient?
+    return real
+
+
+@_checker
+def leaf_flags(answer, tensors, *, flags=("is_leaf", "requires_grad"), hint=None):
+    """Compare predicted flags of some tensors with their real values.
+
+    ``tensors`` maps names to tensors; ``answer`` (or the function returning it) maps the same
+    names to the predicted flags, ``{"x": {"is_leaf": True, "requires_grad": True}, ...}``.
+    With a single flag, ``{"x": True, ...}`` is enough. ``flags`` are the ones the task asks
+    about: ``is_leaf``, ``requires_grad``, ``retains_grad``, ``_version``, ``grad_fn``
+    (predict the node's name, or None) and ``grad`` (predict whether ``.grad`` is set).
+    The line names the tensors to look at again, never the flags' values.
+    """
+    answer = _resolve(answer, "your prediction")
+    shape = "{" + ", ".join(f"{f!r}: ..." for f in flags) + "}"
+    example = "{" + repr(next(iter(tensors), "x")) + ": " + (shape if len(flags) > 1 else "...") + "}"
+    if not isinstance(answer, dict):
+        raise _Stop(WRONG, f"your prediction is a {type(answer).__name__}, expected a dict",
+                    f"one entry per tensor, like {example}")
+    missing = [n for n in tensors if n not in answer]
+    if missing:
+        raise _Stop(WRONG, "no prediction for " + ", ".join(missing),
+                    f"one entry per tensor, like {example}")
+    unfilled, wrong, total = 0, [], 0
+    for name, tensor in tensors.items():
+        predicted = answer[name]
+        if len(flags) == 1 and not isinstance(predicted, dict):
+            predicted = {flags[0]: predicted}
+        if not isinstance(predicted, dict):
+            raise _Stop(WRONG, f"the prediction for {name} is not a dict",
+                        f"one entry per tensor, like {example}")
+        for flag in flags:
+            total += 1
+            guess = predicted.get(flag, ...)
+            if guess is Ellipsis:
+                unfilled += 1
+            elif _difference(guess, _flag(tensor, flag)):
+                wrong.append((name, flag))
+    if unfilled == total:
+        raise _Stop(NOT_ATTEMPTED)
+    if unfilled:
+        raise _Stop(WRONG, f"{unfilled} of {total} predictions are still ...",
+                    "replace each ... with your prediction")
+    if wrong:
+        names = list(dict.fromkeys(name for name, _ in wrong))
+        verb = "is" if len(wrong) == 1 else "are"
+        raise _Stop(WRONG, f"{len(wrong)} of {total} predictions {verb} off (look again at "
+                    f"{', '.join(names)})", hint or _FLAG_HINTS.get(wrong[0][1]))
+    return f"all {total} predictions match teachgrad"
+
+
+def _fresh(obj):
+    """A copy that one call cannot disturb for the next: tensors become fresh leaves."""
+    if isinstance(obj, Tensor):
+        return obj.detach().clone().requires_grad_(obj.requires_grad)
+    if isinstance(obj, np.ndarray):
+        return obj.copy()
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_fresh(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _fresh(v) for k, v in obj.items()}
+    return obj
+
+
+def _finite_differences(f, inputs, index, eps=1e-6):
+    """d sum(f(inputs)) / d inputs[index] by central differences, in float64."""
+    arrays = [np.array(x.detach().numpy(), dtype=np.float64) if isinstance(x, Tensor) else x
+              for x in inputs]
+    target = arrays[index]
+    flat = target.reshape(-1)
+    grad = np.zeros_like(flat)
+
+    def total():
+        args = [teachgrad.tensor(a, dtype=teachgrad.float64) if isinstance(inputs[i], Tensor)
+                else a for i, a in enumerate(arrays)]
+        with teachgrad.no_grad():
+            return float(np.sum(np.asarray(f(*args).detach().numpy(), dtype=np.float64)))
+
+    for i in range(flat.size):
+        original = flat[i]
+        flat[i] = original + eps
+        plus = total()
+        flat[i] = original - eps
+        minus = total()
+        flat[i] = original
+        grad[i] = (plus - minus) / (2 * eps)
+    return grad.reshape(target.shape)
+
+
+def _input_names(f, inputs, names):
+    if names is not None:
+        return list(names)
+    try:
+        params = [p.name for p in inspect.signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    return [params[i] if i < len(params) else f"input {i}" for i in range(len(inputs))]
+
+
+@_checker
+def gradients(f, *inputs, answer=None, names=None, atol=1e-5, rtol=1e-4, hint=None):
+    """Check gradients of ``f`` at ``inputs`` (the tensors that require grad).
+
+    ``f(*inputs)`` returns a tensor; when it is not a scalar, the gradient of its sum is meant.
+
+    - With ``answer`` — the student's gradients, one per input that requires grad, or
+      better the student's function that computes them from the inputs: they are compared
+      with teachgrad's autograd (and finite differences are consulted as a second opinion).
+    - Without ``answer``, ``f``'s own backward is under test — say a custom Function the
+      student wrote: teachgrad's backward through ``f`` is compared with finite differences.
+
+    Every call gets fresh copies of the inputs, so no ``.grad`` is left behind. Inputs are
+    named after ``f``'s parameters (or ``names=``). Finite differences run in float64.
+
+        check.gradients(lambda x, w: (x * w).sigmoid().sum(), x, w, answer=my_grads)
+        check.gradients(MyExp.apply, x)
+    """
+    if not all(isinstance(x, Tensor) for x in inputs) or \
+            not any(x.requires_grad for x in inputs):
+        raise ValueError("check.gradients needs tensor inputs, at least one requiring grad")
+    labels = _input_names(f, inputs, names)
+    wrt = [i for i, x in enumerate(inputs) if x.requires_grad]
+    under_test = "backward" if answer is None else "f"
+
+    def autograd():
+        xs = _fresh(list(inputs))
+        out = f(*xs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"f returned a {type(out).__name__}, not a tensor")
+        grads = teachgrad.autograd.grad(out.sum() if out.numel() != 1 else out.reshape(()),
+                                        [xs[i] for i in wrt], allow_unused=True)
+        return [teachgrad.zeros_like(xs[i]) if g is None else g for i, g in zip(wrt, grads)]
+
+    reference = _call(autograd, what="your backward" if answer is None else "f")
+    numerical = [_finite_differences(f, inputs, i) for i in wrt]
+
+    if answer is None:
+        for i, got, fd in zip(wrt, reference, numerical):
+            found = _difference(got, fd, f"backward's gradient of {labels[i]}", 1e-4, 1e-3,
+                                gradient=True)
+            if found:
+                raise _Stop(WRONG, found[0] + " (compared with finite differences)",
+                            found[1] if hint is None else hint)
+        return "backward agrees with finite differences"
+
+    if _is_function(answer):
+        given = _call(answer, *_fresh(list(inputs)), what="your gradient function")
+    else:
+        given = answer
+    if given is Ellipsis:
+        raise _Stop(NOT_ATTEMPTED)
+    if not isinstance(given, (list, tuple)) or (len(wrt) == 1 and len(given) != 1):
+        given = (given,)      # a single gradient, not wrapped in a tuple
+    if len(given) != len(wrt):
+        raise _Stop(WRONG, f"{len(given)} gradients given, expected one per input that "
+                    f"requires grad ({', '.join(labels[i] for i in wrt)})",
+                    "return them as a tuple, in the order of the inputs")
+    for i, got, want in zip(wrt, given, reference):
+        found = _difference(got, want, f"the gradient of {labels[i]}", atol, rtol, gradient=True)
+        if found:
+            shape_problem = "shape" in found[0]
+            raise _Stop(WRONG, found[0], found[1] if (hint is None or shape_problem) else hint)
+    agrees = all(_difference(g, fd, "", 1e-4, 1e-3) is None for g, fd in zip(given, numerical))
+    return ("agrees with teachgrad's autograd and with finite differences" if agrees
+            else "agrees with teachgrad's autograd")
+
+
+def _graph_nodes(roots):
+    """Every node reachable from the roots, each once, in the order a depth-first walk finds them."""
+    start = []
+    for root in roots:
+        node = root.grad_fn if isinstance(root, Tensor) else root
+        if node is None:
+            raise ValueError("check.node_names: a root has no grad_fn (is it a leaf?)")
+        start.append(node)
+    seen, order, stack = set(), [], list(reversed(start))
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None)
+    return order
+
+
+# What node names look like: MulBackward0, MyExpBackward (a custom Function), AccumulateGrad.
+_NODE_NAME = re.compile(r"^[A-Z]\w*Backward\d*$|^AccumulateGrad$|^CopySlices$")
+
+
+@_checker
+def node_names(answer, *roots, order=None, hint=None):
+    """Compare a list of backward-graph nodes (or their names) with the graph of ``roots``.
+
+    ``roots`` are tensors (their ``grad_fn`` is used) or nodes. The answer lists nodes or
+    node names (``"MulBackward0"``, ``"AccumulateGrad"``).
+
+    - ``order=None``: the same nodes, in any order (compared as a multiset of names).
+    - ``order="topological"``: every node exactly once, each before all the nodes in its
+      ``next_functions`` — the order in which backward may run them. Any valid order is
+      accepted, so this checks a student's own topological sort. Names are accepted only
+      where no two nodes of the graph share one.
+    """
+    if order not in (None, "topological"):
+        raise ValueError("order must be None or 'topological'")
+    answer = _resolve(answer, "your answer")
+    nodes = _graph_nodes(roots)
+    if not isinstance(answer, (list, tuple)):
+        raise _Stop(WRONG, f"your answer is a {type(answer).__name__}, expected a list of nodes "
+                    "or node names", "e.g. ['MulBackward0', 'AccumulateGrad', ...]")
+    for i, item in enumerate(answer):
+        if item is None:
+            raise _Stop(WRONG, f"item {i} is None, not a node",
+                        "a (None, 0) entry of next_functions is an input without a node: skip it")
+        if not isinstance(item, (str, Node)):
+            raise _Stop(WRONG, f"item {i} is a {type(item).__name__}, expected a node or its "
+                        "name", "node names look like 'MulBackward0' or 'AccumulateGrad'")
+    if order is None:
+        given = Counter(_node_name(item) for item in answer)
+        real = Counter(node.name() for node in nodes)
+        if given == real:
+            return f"the same {len(nodes)} nodes as teachgrad's graph"
+        missing, extra = sum((real - given).values()), sum((given - real).values())
+        odd = [n for n in given if n not in real and not _NODE_NAME.search(n)]
+        if odd:
+            tip = ("node names look like 'MulBackward0' or 'AccumulateGrad' — "
+                   "y.grad_fn.name() shows one")
+        elif given["AccumulateGrad"] < real["AccumulateGrad"]:
+            tip = "each leaf that requires grad ends in one AccumulateGrad node"
+        elif given["AccumulateGrad"] > real["AccumulateGrad"]:
+            tip = "only leaves that require grad get an AccumulateGrad node"
+        else:
+            tip = hint or "follow next_functions from the root all the way down"
+        parts = [f"{missing} missing" if missing else "", f"{extra} extra" if extra else ""]
+        raise _Stop(WRONG, f"your {len(answer)} nodes are not the graph's: "
+                    + " and ".join(p for p in parts if p), tip)
+
+    by_name = Counter(node.name() for node in nodes)
+    resolved = []
+    for i, item in enumerate(answer):
+        if isinstance(item, str):
+            if by_name[item] > 1:
+                raise _Stop(WRONG, "some node names repeat in this graph, so names are ambiguous",
+                            "list the node objects themselves, not their names")
+            match = [n for n in nodes if n.name() == item]
+            if not match:
+                raise _Stop(WRONG, f"item {i} ({item!r}) is not a node of this graph",
+                            hint or "follow next_functions from the root")
+            item = match[0]
+        elif item not in set(nodes):
+            raise _Stop(WRONG, f"item {i} ({item.name()}) is not a node of this graph",
+                        hint or "follow next_functions from the root")
+        resolved.append(item)
+    position = {}
+    for i, node in enumerate(resolved):
+        if node in position:
+            raise _Stop(WRONG, f"{node.name()} appears twice (items {position[node]} and {i})",
+                        "visit each node once: keep a set of the nodes already seen")
+        position[node] = i
+    if len(position) < len(nodes):
+        lost = len(nodes) - len(position)
+        raise _Stop(WRONG, f"{lost} of the graph's {len(nodes)} nodes {'is' if lost == 1 else 'are'}"
+                    " missing", "follow next_functions all the way down to the AccumulateGrad nodes")
+    for node in resolved:
+        for child, _ in node.next_functions:
+            if child is not None and position[child] < position[node]:
+                raise _Stop(WRONG, f"{child.name()} (item {position[child]}) comes before "
+                            f"{node.name()} (item {position[node]}), which sends it a gradient",
+                            hint or "a node can run only after every node that sends it a "
+                            "gradient: put each node before the nodes in its next_functions")
+    return f"a valid topological order of all {len(nodes)} nodes"
+
+
+def _exception_names(expected):
+    types = expected if isinstance(expected, tuple) else (expected,)
+    return " or ".join(t.__name__ for t in types)
+
+
+@_checker
+def raises(fn, expected=Exception, match=None, *, hint=None):
+    """Check that calling ``fn()`` raises ``expected`` (a type or tuple of types).
+
+    ``match``, if given, is a piece of text the error message must contain — PyTorch's first
+    words, say. Use it for "make this fail" tasks:
+
+        check.raises(break_the_graph, RuntimeError, "modified by an inplace operation")
+    """
+    types = expected if isinstance(expected, tuple) else (expected,)
+    try:
+        fn()
+    except NotImplementedError as error:
+        if not any(issubclass(NotImplementedError, t) and t is not Exception for t in types):
+            raise _Stop(NOT_ATTEMPTED) from None
+        caught = error
+    except Exception as error:
+        caught = error
+    else:
+        raise _Stop(WRONG, "no error was raised", hint or "the task asks for code that fails")
+    if not isinstance(caught, types):
+        raise _Stop(WRONG, f"it raised {type(caught).__name__}, not {_exception_names(expected)}"
+                    f" ({_first_line(caught, 60)})", hint)
+    if match is not None and match not in str(caught):
+        raise _Stop(WRONG, f"it raised {type(caught).__name__}, but not the expected one "
+                    f"(yours says: {_first_line(caught, 60)})", hint)
+    return f"it raised {type(caught).__name__}: {_first_line(caught, 60)}"
+
+
+def _describe(args):
+    parts = []
+    for arg in args:
+        if isinstance(arg, Tensor):
+            parts.append(f"a tensor of shape {_shape_text(arg.shape)}")
+        elif isinstance(arg, Node):
+            parts.append(arg.name())
+        elif isinstance(arg, (int, float, bool, str)) or arg is None:
+            parts.append(repr(arg))
+        else:
+            parts.append(f"a {type(arg).__name__}")
+    return ", ".join(parts)
+
+
+@_checker
+def behaves_like(answer, reference, cases, *, atol=1e-6, rtol=1e-5, hint=None):
+    """Run a student's function and teachgrad's own on each case; compare what they return.
+
+    ``cases`` is a list of argument tuples (a single non-tuple argument is fine too). Each
+    call gets fresh copies of tensor arguments (same values and ``requires_grad``), so one
+    implementation cannot disturb the other. Where the reference raises, the answer must raise
+    an exception of the same type.
+
+        check.behaves_like(my_accumulate, reference_accumulate, [(None, g), (g, g)])
+    """
+    cases = list(cases)
+    for k, args in enumerate(cases, 1):
+        args = args if isinstance(args, tuple) else (args,)
+        where = f"for case {k} of {len(cases)} ({_describe(args)})"
+        try:
+            want, want_error = reference(*_fresh(args)), None
+        except Exception as error:
+            want, want_error = None, error
+        try:
+            got = answer(*_fresh(args))
+        except NotImplementedError:
+            raise _Stop(NOT_ATTEMPTED) from None
+        except Exception as error:
+            if want_error is not None and isinstance(error, type(want_error)):
+                continue
+            raise _Stop(WRONG, f"{where}: your function raised {type(error).__name__}: "
+                        f"{_first_line(error, 60)}", hint) from None
+        if want_error is not None:
+            raise _Stop(WRONG, f"{where}: your function returned, but teachgrad raises "
+                        f"{type(want_error).__name__}", hint)
+        found = _difference(got, want, "the result", atol, rtol)
+        if found:
+            raise _Stop(WRONG, f"{where}: {found[0]}", found[1] or hint)
+    return f"the same results as teachgrad on all {len(cases)} cases"
