@@ -13,7 +13,10 @@ from teachgrad.tensor import Tensor
 def _leaf(array, requires_grad=False):
     tensor = Tensor._make(array)
     if requires_grad:
-        tensor.requires_grad = True      # checks that the dtype is floating point
+        if array.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        tensor._requires_grad = True
     return tensor
 
 
