@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from teachgrad import dtypes, printing
-from teachgrad.autograd import grad_mode
+from teachgrad.autograd import grad_mode, views
 from teachgrad.autograd.graph import AccumulateGrad, HookDict, add_hook
 
 
@@ -47,10 +47,11 @@ NON_LEAF_GRAD_WARNING = (
 class Tensor:
     # Every tensor sets the four fields in __slots__; the rest are rare, so they
     # default to these class attributes and only a tensor that needs one stores it.
-    __slots__ = ("_data", "_version_counter", "grad_fn", "_requires_grad",
+    __slots__ = ("_data", "_version_counter", "_grad_fn", "_requires_grad",
                  "__weakref__", "__dict__")
     _base = None              # the tensor whose memory this view shares
     _view_replay = None       # how to make this view again from its base
+    _view_version = 0         # the version at which this view's grad_fn was made
     _grad = None
     _output_nr = 0            # which output of grad_fn this tensor is
     _retains_grad = False
@@ -65,6 +66,8 @@ class Tensor:
     @classmethod
     def _make(cls, array, version_counter=None):
         """Wrap a numpy array without copying (the fast path every operation uses)."""
+        if array.__class__ is not np.ndarray:     # numpy returns scalars for 0-d results
+            array = np.asarray(array)
         tensor = object.__new__(cls)
         tensor._init_fields(array, version_counter or VersionCounter())
         return tensor
@@ -72,8 +75,19 @@ class Tensor:
     def _init_fields(self, array, version_counter):
         self._data = array
         self._version_counter = version_counter
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for a leaf).
+
+        A view whose base was changed in place since gets a fresh node first, so
+        that its gradient flows through the base's new history (as in PyTorch).
+        """
+        if self._base is not None and self._view_version != self._version_counter.version:
+            views.refresh_view_history(self)
+        return self._grad_fn
 
     # ---- autograd flags -------------------------------------------------
     @property
@@ -89,10 +103,13 @@ class Tensor:
                             "require differentiation use var_no_grad = var.detach().")
             raise RuntimeError(message)
         if flag and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and not self.dtype.is_floating_point:    # PyTorch's wording differs here
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -117,7 +134,9 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' "
+                                   f"to a tensor of size '{list(self.shape)}'. Please ensure "
+                                   "that the gradient and the tensor are the same size")
         self._grad = value
 
     @property
@@ -208,6 +227,8 @@ class Tensor:
         return self._data.shape[0]
 
     def __float__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self):
@@ -241,7 +262,14 @@ class Tensor:
         return Tensor._make(self._data, self._version_counter)
 
     def detach_(self):
-        self.grad_fn = None
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -271,11 +299,12 @@ class Tensor:
 
     def _gradient_edge(self):
         """Where this tensor's gradient goes: ``(node, input_nr)``, or ``(None, 0)``."""
-        if self.grad_fn is not None:
-            return (self.grad_fn, self._output_nr)
-        if self._requires_grad:
+        grad_fn = self.grad_fn
+        if grad_fn is not None:
+            return (grad_fn, self._output_nr)
+        if self._requires_grad and self._base is None:
             return (self._grad_accumulator(), 0)
-        return (None, 0)
+        return (None, 0)        # also a view made under no_grad: PyTorch drops its gradient
 
     def _grad_accumulator(self):
         """This leaf's AccumulateGrad node, made once and shared while a graph uses it.
@@ -299,6 +328,13 @@ class Tensor:
             self._grad._data += grad._data
             self._grad._version_counter.bump()
 
+    def _add_retained_grad(self, grad):
+        """A non-leaf's gradient into its ``.grad`` (for retain_grad and backward(inputs=...))."""
+        if self._grad is None:
+            self._grad = Tensor._make(grad._data.copy()) if not grad._requires_grad else grad
+        else:
+            self._grad = self._grad + grad
+
 
 class _RetainGradHook:
     """Stores a non-leaf tensor's gradient in its ``.grad`` (holds the tensor weakly)."""
@@ -308,9 +344,5 @@ class _RetainGradHook:
 
     def __call__(self, grad):
         tensor = self.tensor_ref()
-        if tensor is None:
-            return
-        if tensor._grad is None:
-            tensor._grad = Tensor._make(grad._data.copy()) if not grad._requires_grad else grad
-        else:
-            tensor._grad = tensor._grad + grad
+        if tensor is not None:
+            tensor._add_retained_grad(grad)

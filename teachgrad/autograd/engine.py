@@ -18,7 +18,12 @@ from teachgrad.autograd.graph import AccumulateGrad
 
 
 class GraphTask:
-    """One call of backward() or grad(): its roots, options, and the gradients in flight."""
+    """One call of backward() or grad(): its roots, options, and the gradients in flight.
+
+    ``inputs`` (a dict from gradient edge to tensor) limits the work to the nodes
+    that lead to those tensors. With ``capture=True`` (``autograd.grad``) their
+    gradients are returned in ``captured`` and no ``.grad`` is touched.
+    """
 
     def __init__(self, root_edges, root_grads, retain_graph, create_graph, inputs=None,
                  capture=False):
@@ -26,17 +31,18 @@ class GraphTask:
         self.root_grads = root_grads
         self.retain_graph = retain_graph
         self.create_graph = create_graph
-        self.input_edges = inputs          # the edges to compute gradients for, or None for all
-        self.capture = capture             # grad(): return the gradients instead of accumulating
-        self.captured_slots = set(inputs) if capture else set()
+        self.inputs = inputs
+        self.capture = capture
         self.captured = {}
+        self.executes = None               # the nodes allowed to run, when inputs are given
 
 
 def run_backward(task, on_node_run=None):
     """Execute a GraphTask. ``on_node_run(node, grads_in, grads_out)`` observes each step."""
     roots = [node for node, _ in task.root_edges if node is not None]
     dependencies = count_dependencies(roots)
-    needed = nodes_needed(roots, task.input_edges) if task.input_edges is not None else None
+    if task.inputs is not None:
+        task.executes = nodes_to_execute(roots, task.inputs, run_leaf_targets=not task.capture)
     buffers = {}
     for (node, input_nr), grad in zip(task.root_edges, task.root_grads):
         add_to_buffer(buffers, node, input_nr, grad)
@@ -49,7 +55,7 @@ def run_backward(task, on_node_run=None):
         while ready:
             _, _, node = heapq.heappop(ready)
             grads_in = buffers.pop(node, None) or [None] * getattr(node, "_num_outputs", 1)
-            grads_out = run_node(task, node, grads_in, needed)
+            grads_out = run_node(task, node, grads_in)
             if on_node_run is not None:
                 on_node_run(node, grads_in, grads_out)
             for (next_node, input_nr), grad in zip(node.next_functions, grads_out):
@@ -80,25 +86,30 @@ def count_dependencies(roots):
     return dependencies
 
 
-def nodes_needed(roots, input_edges):
-    """The nodes that lie on a path from a root to one of the requested inputs."""
+def nodes_to_execute(roots, input_edges, run_leaf_targets):
+    """The nodes that must run for gradients of the requested inputs: those with an
+    edge into a node that leads to an input (plus the inputs' own AccumulateGrad
+    nodes when their ``.grad`` is to be filled)."""
     targets = {node for node, _ in input_edges}
-    needed = set()
-    # post-order walk: a node is needed if it is a target or leads to a needed node
-    stack = [(node, False) for node in set(roots)]
+    leads_to_target = set()
     visited = set()
-    while stack:
+    stack = [(node, False) for node in set(roots)]
+    while stack:                      # post-order walk: children are decided first
         node, children_done = stack.pop()
         if children_done:
-            if node in targets or any(n in needed for n, _ in node.next_functions if n is not None):
-                needed.add(node)
+            if node in targets or any(n in leads_to_target for n, _ in node.next_functions):
+                leads_to_target.add(node)
             continue
         if node in visited:
             continue
         visited.add(node)
         stack.append((node, True))
         stack.extend((n, False) for n, _ in node.next_functions if n is not None and n not in visited)
-    return needed
+    executes = {node for node in visited
+                if any(n in leads_to_target for n, _ in node.next_functions)}
+    if run_leaf_targets:
+        executes |= {node for node in targets if isinstance(node, AccumulateGrad)}
+    return executes
 
 
 def add_to_buffer(buffers, node, input_nr, grad):
@@ -109,7 +120,7 @@ def add_to_buffer(buffers, node, input_nr, grad):
     slots[input_nr] = grad if slots[input_nr] is None else slots[input_nr] + grad
 
 
-def run_node(task, node, grads, needed):
+def run_node(task, node, grads):
     """Hooks, then the node itself, then post-hooks; returns one gradient per next edge."""
     nothing = [None] * len(node.next_functions)
     if all(grad is None for grad in grads):
@@ -119,10 +130,10 @@ def run_node(task, node, grads, needed):
         replaced = hook(tuple(grads))
         if replaced is not None:
             grads = list(replaced)
-    if task.capture and capture_input_grads(task, node, grads):
-        return nothing
-    if needed is not None and node not in needed:
-        return nothing      # this branch leads to none of the requested inputs
+    if task.inputs is not None:
+        deliver_input_grads(task, node, grads)
+        if node not in task.executes:
+            return nothing      # this branch leads to none of the requested inputs
     try:
         grads_out = node(*grads)
         grads_out = validate_outputs(node, grads_out)
@@ -166,18 +177,17 @@ def _call_hooks(hooks, grad):
     return grad
 
 
-def capture_input_grads(task, node, grads):
-    """For autograd.grad(): keep the gradient arriving at a requested input.
-
-    Returns True when the node is a requested leaf, which then must not
-    accumulate into ``.grad``.
-    """
-    hit = False
-    for output_nr in range(len(grads)):
-        if (node, output_nr) in task.captured_slots:
-            task.captured[(node, output_nr)] = grads[output_nr]
-            hit = True
-    return hit and isinstance(node, AccumulateGrad)
+def deliver_input_grads(task, node, grads):
+    """The gradient arriving at a requested input: kept for grad(), or, for a
+    non-leaf given to backward(inputs=...), added into its ``.grad``."""
+    for output_nr, grad in enumerate(grads):
+        tensor = task.inputs.get((node, output_nr))
+        if tensor is None or grad is None:
+            continue
+        if task.capture:
+            task.captured[(node, output_nr)] = grad
+        elif not isinstance(node, AccumulateGrad):
+            tensor._add_retained_grad(grad)
 
 
 def validate_outputs(node, grads_out):

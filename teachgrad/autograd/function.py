@@ -63,7 +63,10 @@ class FunctionCtx(Node):
                             for g, (shape, dtype) in zip(grad_outputs, self._output_metadata)]
         grads = self._forward_cls.backward(self, *grad_outputs)
         grads = grads if isinstance(grads, tuple) else (grads,)
-        if len(grads) != len(self._arg_is_tensor):
+        expected = len(self._arg_is_tensor)
+        if len(grads) > expected and all(g is None for g in grads[expected:]):
+            grads = grads[:expected]          # extra Nones are allowed, as in PyTorch
+        if len(grads) != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {len(self._arg_is_tensor)}, got {len(grads)})")
         return tuple(g for g, is_tensor in zip(grads, self._arg_is_tensor) if is_tensor)
@@ -113,13 +116,23 @@ def _connect(ctx, tensors, is_tensor, outputs):
     for output_nr, out in enumerate(outputs):
         if not out.dtype.is_floating_point or any(out is t for t in ctx._non_differentiable):
             continue
-        out.grad_fn, out._output_nr, out._requires_grad = ctx, output_nr, True
+        if any(out is t for t in ctx._dirty):
+            _check_dirty(out)
+        out._grad_fn, out._output_nr, out._requires_grad = ctx, output_nr, True
     ctx._saved = tuple(_save(ctx, t, outputs) for t in ctx._to_save)
     ctx._to_save = ()
+
+
+def _check_dirty(tensor):
+    """An input modified in place by forward: PyTorch's leaf check, and one more version."""
+    if tensor._grad_fn is None and tensor._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                           "operation.")
+    tensor._version_counter.bump()
 
 
 def _save(ctx, tensor, outputs):
     if tensor is None:
         return None
-    is_output = any(tensor is out for out in outputs) and tensor.grad_fn is ctx
+    is_output = any(tensor is out for out in outputs) and tensor._grad_fn is ctx
     return SavedTensor(tensor, ctx, is_output=is_output)

@@ -43,8 +43,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        input_edges = [t._gradient_edge() for t in inputs]
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        input_edges = {t._gradient_edge(): t for t in inputs}
     task = engine.GraphTask([out._gradient_edge() for out in outputs], root_grads,
                             retain_graph, create_graph, inputs=input_edges)
     engine.run_backward(task)
@@ -64,7 +64,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     input_edges = [t._gradient_edge() for t in inputs]
     task = engine.GraphTask([out._gradient_edge() for out in outputs], root_grads,
-                            retain_graph, create_graph, inputs=input_edges, capture=True)
+                            retain_graph, create_graph, inputs=dict(zip(input_edges, inputs)),
+                            capture=True)
     engine.run_backward(task)
     results = []
     for i, (t, edge) in enumerate(zip(inputs, input_edges)):

@@ -39,8 +39,13 @@ class set_grad_enabled:
 
 
 class _GradModeBlock:
-    """Base of no_grad and enable_grad: a context manager that is also a decorator."""
+    """Base of no_grad and enable_grad: a context manager that is also a decorator,
+    with or without parentheses (``@no_grad()`` and ``@no_grad``)."""
     mode = True
+
+    def __new__(cls, function=None):
+        block = super().__new__(cls)
+        return block if function is None else block(function)
 
     def __enter__(self):
         self.previous = _state["enabled"]
@@ -68,8 +73,5 @@ class enable_grad(_GradModeBlock):
     mode = True
 
 
-class inference_mode(_GradModeBlock):
+class inference_mode(no_grad):
     """Like no_grad (teachgrad does not model inference tensors separately)."""
-
-    def __init__(self, mode=True):
-        self.mode = not mode

@@ -108,6 +108,9 @@ class Node:
 class AccumulateGrad(Node):
     """Where a leaf that requires grad receives its gradient: adds it into ``variable.grad``."""
 
+    def name(self):
+        return "teachgrad::autograd::AccumulateGrad"    # PyTorch: torch::autograd::AccumulateGrad
+
     def __init__(self, variable):
         super().__init__()
         self._sequence_nr = sys.maxsize   # as in PyTorch: run as soon as it is ready
@@ -171,7 +174,7 @@ class SavedTensor:
         tensor = Tensor._make(self._data, self._version_counter)
         node = self._node()
         if self._requires_grad and node is not None:
-            tensor.grad_fn = node
+            tensor._grad_fn = node
             tensor._output_nr = self._output_nr
             tensor._requires_grad = True
         return tensor
@@ -205,7 +208,7 @@ def _cpp_name(node):
     """How PyTorch's C++ names a node in that message: ``Mul``, ``torch::autograd::CopySlices``."""
     if node is None:
         return "a leaf"
-    name = node.name()
+    name = type(node).__name__
     if re.fullmatch(r".+Backward\d+", name):
         return re.sub(r"Backward\d+$", "", name)
     return f"teachgrad::autograd::{name}"

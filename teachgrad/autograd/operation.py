@@ -83,7 +83,7 @@ class Operation(Node):
         self._num_outputs = len(outputs)
         for output_nr, out in enumerate(outputs):
             if out._data.dtype.kind == "f":
-                out.grad_fn = self
+                out._grad_fn = self
                 out._output_nr = output_nr
                 out._requires_grad = True
         if "result" in self._saved:

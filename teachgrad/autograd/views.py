@@ -23,6 +23,11 @@ def make_view(view, source, replay):
     replayed from its root base.
     """
     view._version_counter = source._version_counter
+    view._view_version = source._version_counter.version
+    if source._requires_grad:
+        view._requires_grad = True    # also for a view made under no_grad (a leaf then)
+        if not grad_mode.is_grad_enabled():
+            view._made_in_no_grad = True
     if source._base is None:
         view._base, view._view_replay = source, replay
     else:
@@ -39,11 +44,18 @@ def check_inplace_allowed(target, others):
                            "before performing the operation.")
     if not grad_mode.is_grad_enabled():
         return
-    if target.grad_fn is None and target._requires_grad and target._base is None:
+    if target._grad_fn is None and target._requires_grad and target._base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     base = target._base
-    if base is not None and base.grad_fn is None and base._requires_grad:
+    if base is not None and target.__dict__.get("_made_in_no_grad"):
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+            "want the inplace to be tracked).")
+    if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
 
@@ -79,10 +91,23 @@ def rebase_history(target, node, inputs):
     base = target._base
     node._connect(inputs, (target,))          # node now reads the view's old history
     copy_slices = CopySlices(base, target._view_replay, node)
-    base.grad_fn, base._output_nr, base._requires_grad = copy_slices, 0, True
-    view_node = AsStridedBackward0(base, target._view_replay)
-    view_node.next_functions = ((copy_slices, 0),)
-    target.grad_fn, target._output_nr, target._requires_grad = view_node, 0, True
+    base._grad_fn, base._output_nr, base._requires_grad = copy_slices, 0, True
+    refresh_view_history(target)
+
+
+def refresh_view_history(view):
+    """Give a view a new node that replays it from its base's current history.
+
+    Called after the view itself was changed in place, and lazily (from the
+    ``grad_fn`` property) when its base was changed in place since the view was made.
+    """
+    view._view_version = view._version_counter.version
+    base = view._base
+    if not base._requires_grad or not grad_mode.is_grad_enabled() and view._grad_fn is None:
+        return
+    view_node = AsStridedBackward0(base, view._view_replay)
+    view_node.next_functions = (base._gradient_edge(),)
+    view._grad_fn, view._output_nr, view._requires_grad = view_node, 0, True
 
 
 class CopySlices(Node):

@@ -115,6 +115,13 @@ def _is_advanced(part):
         isinstance(part, (bool, np.bool_)))
 
 
+def _as_basic(part):
+    """A 0-d integer tensor indexes like the int it holds (``x[torch.tensor(1)]``)."""
+    if isinstance(part, Tensor) and part.ndim == 0 and part.dtype.category == 1:
+        return int(part.item())
+    return part
+
+
 def _numpy_key(key):
     """The key with tensors and lists replaced by numpy arrays."""
     parts = key if isinstance(key, tuple) else (key,)
@@ -124,10 +131,16 @@ def _numpy_key(key):
 
 
 def index(input, key):
-    """``input[key]``: views for basic indices, a copy for advanced ones."""
-    parts = key if isinstance(key, tuple) else (key,)
+    """``input[key]``: views for basic indices, a copy for advanced ones.
+
+    With both kinds, the basic ones are applied first (as views), then the
+    advanced ones on what is left, as PyTorch does.
+    """
+    parts = tuple(_as_basic(p) for p in (key if isinstance(key, tuple) else (key,)))
     if any(_is_advanced(p) for p in parts):
-        return IndexBackward0.apply(input, key=_numpy_key(key))
+        if all(_is_advanced(p) or p == slice(None) for p in parts):
+            return IndexBackward0.apply(input, key=_numpy_key(parts))
+        return _mixed_index(input, parts)
     if all(p is Ellipsis for p in parts):
         return AliasBackward0.apply_view(input, lambda t: t[...])
     if _is_whole(parts):
@@ -138,6 +151,15 @@ def index(input, key):
 def _is_whole(parts):
     """Does the index select the whole tensor (``x[:]``, ``x[...]``, ``x[:, :]``)?"""
     return all(p is Ellipsis or isinstance(p, slice) and p == slice(None) for p in parts)
+
+
+def _mixed_index(input, parts):
+    """Basic parts first (advanced ones held by ``:``), then the advanced parts."""
+    held = tuple(slice(None) if _is_advanced(p) else p for p in parts)
+    viewed = _basic_index(input, held)
+    remaining = tuple(p if _is_advanced(p) or p is Ellipsis else slice(None)
+                      for p in parts if not isinstance(p, int))   # an int removed its dim
+    return IndexBackward0.apply(viewed, key=_numpy_key(remaining))
 
 
 def _basic_index(input, parts):

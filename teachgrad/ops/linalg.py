@@ -140,6 +140,8 @@ def matmul(input, other):
         return mm(input, other)
     if b <= 2:
         return _fold_batch_into_rows(input, other)
+    if a == 2:     # (n, k) @ (..., k, m): computed as ((..., m, k) @ (k, n)) transposed
+        return _fold_batch_into_rows(other.transpose(-1, -2), input.t()).transpose(-1, -2).contiguous()
     return _batched(input, other)
 
 
@@ -170,10 +172,7 @@ def _batched(input, other):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, "
                            f"{other.shape[-2]}].")
-    if input.ndim == 3 and other.ndim == 3 and input.shape[0] == other.shape[0]:
-        result = bmm(input, other)
-    else:
-        left = input.expand(batch + (n, k)).reshape(-1, n, k)
-        right = other.expand(batch + (k, m)).reshape(-1, k, m)
-        result = UnsafeViewBackward0.apply(bmm(left, right), shape=batch + (n, m))
+    left = input.expand(batch + (n, k)).reshape(-1, n, k)
+    right = other.expand(batch + (k, m)).reshape(-1, k, m)
+    result = UnsafeViewBackward0.apply(bmm(left, right), shape=batch + (n, m))
     return result.squeeze(-2) if vector_left else result

@@ -140,12 +140,11 @@ class PowBackward1(Operation):
 class PowBackward2(Operation):
     """number ** tensor."""
     input_names = ("exponent",)
-    promote = "float"
 
     def forward(self, exponent, base):
         self._saved_self = base
         self.save("result")
-        return np.power(np.asarray(base, dtype=exponent.dtype), exponent)
+        return np.power(np.asarray(base, dtype=exponent.dtype), exponent).astype(exponent.dtype)
 
     def backward(self, grad):
         return grad * self._saved_result * float(np.log(self._saved_self))
@@ -248,7 +247,21 @@ class ReluBackward0(Operation):
         return np.maximum(a, 0)
 
     def backward(self, grad):
-        return grad * (self._saved_result > 0)
+        return ThresholdBackwardBackward0.apply(grad, self._saved_result, threshold=0)
+
+
+class ThresholdBackwardBackward0(Operation):
+    """relu's gradient: ``grad`` where the output was above the threshold, else 0."""
+    input_names = ("grad_output", "self")
+
+    def forward(self, grad, output, threshold):
+        self._mask = output > threshold
+        return np.where(self._mask, grad, 0).astype(grad.dtype, copy=False)
+
+    def backward(self, grad):
+        grad_grad_output = grad * Tensor._make(self._mask) if self.needs_input_grad[0] else None
+        grad_self = grad * 0 if self.needs_input_grad[1] else None   # flat almost everywhere
+        return grad_grad_output, grad_self
 
 
 class ClampBackward1(Operation):
@@ -370,8 +383,19 @@ def pow(input, exponent):
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
         return PowBackward1.apply(input, exponent)
     if isinstance(input, Tensor):
-        return PowBackward0.apply(input, exponent=exponent)
-    return PowBackward2.apply(exponent, base=input)
+        return PowBackward0.apply(_lift_to_number_category(input, exponent), exponent=exponent)
+    return PowBackward2.apply(_lift_to_number_category(exponent, input), base=input)
+
+
+def _lift_to_number_category(input, *numbers):
+    """``int_tensor.clamp(min=0.5)`` and ``int_tensor ** 0.5`` compute in float, as in PyTorch.
+
+    Integer tensors never require grad, so the conversion adds no node to any graph.
+    """
+    category = max(dtypes.scalar_category(n) for n in numbers if n is not None)
+    if category > input.dtype.category:
+        return input.to(dtypes.default_dtype_for_category(category))
+    return input
 
 
 def rpow(input, base):
@@ -443,7 +467,7 @@ def clamp(input, min=None, max=None):
         if max is not None:
             result = minimum(result, as_tensor_like(max, input))
         return result
-    return ClampBackward1.apply(input, min=min, max=max)
+    return ClampBackward1.apply(_lift_to_number_category(input, min, max), min=min, max=max)
 
 
 def where(condition, input, other):

@@ -1,0 +1,57 @@
+"""Explain the error backward raises for a tensor changed in place after it was saved.
+
+The error carries ``error.saved`` (the SavedTensor whose version moved on) and
+``error.node`` (the node whose backward needed it). The drawing is the backward
+graph from that node on, with the node outlined in red, the stale saved tensor
+in red beside it, and one sentence saying what happened.
+"""
+import textwrap
+
+from teachgrad.viz import labels, naming, style
+from teachgrad.viz.backward import BackwardScene
+from teachgrad.viz.dot import Row, dot_source
+from teachgrad.viz.drawing import Drawing
+from teachgrad.viz.graph_walk import Graph
+from teachgrad.viz.text import tree_text
+
+
+def slot_of(node, saved):
+    """The name under which ``node`` saved ``saved`` (``self``, ``other``, ``result``)."""
+    return next((slot for slot, s in labels.saved_tensors(node) if s is saved), None)
+
+
+def what_happened(node, saved):
+    """One sentence: which node needed which tensor, and what became of it."""
+    slot = slot_of(node, saved)
+    if saved.is_output:
+        needed = "its own result"
+    else:
+        needed = f"its input `{slot}`" if slot else "one of its inputs"
+    return (f"{labels.node_title(node)} saved {needed} (shape {labels.shape_text(saved.shape)}, at version "
+            f"{saved.saved_version}) to compute its gradient, but that tensor was then changed "
+            f"in place (it is at version {saved.current_version} now), so backward stopped "
+            "rather than compute the gradient from the wrong values.")
+
+
+def explain(error, names=None, legend=True, max_nodes=60):
+    """Draw what went wrong in backward's in-place error, with a sentence saying it."""
+    saved, node = getattr(error, "saved", None), getattr(error, "node", None)
+    if saved is None or node is None:
+        raise TypeError("explain() takes the error raised by backward for a tensor modified "
+                        "in place (it carries .saved and .node); got "
+                        f"{type(error).__name__}: {error}")
+    names = naming.resolve(names, [])
+    graph = Graph([(node, 0)], max_nodes)
+    sentence = what_happened(node, saved)
+    scene = BackwardScene(graph, names, show_saved=True, show_grads=False)
+    scene.title = [Row(line) for line in textwrap.wrap(sentence, 80)]
+    scene.boxes[graph.node_id(node)].role = "failed"
+    saved_id = scene.saved_ids.get(saved)
+    for arrow in scene.arrows:
+        if arrow.tail == saved_id:
+            arrow.label = [Row("changed in place since")]
+            arrow.attrs.update(style="bold", color=style.ALERT)
+    mark = {node: "<- needed a saved tensor that was changed in place"}
+    text = sentence + "\n\n" + tree_text(graph, names, show_saved=True, show_grads=False,
+                                         marks=mark)
+    return Drawing(dot_source(scene, legend), text)

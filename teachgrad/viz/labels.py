@@ -1,0 +1,166 @@
+"""How tensors and nodes are written in drawings and text forms.
+
+The same words appear in the SVG and in the text form, so what a student reads
+in the picture is what the notebook tests compare.
+"""
+import re
+
+from teachgrad import dtypes
+from teachgrad.autograd.graph import AccumulateGrad
+
+FEW_VALUES = 6    # tensors with at most this many elements show their values
+
+
+def shape_text(shape):
+    """``(2, 2)``, ``(3,)`` or ``scalar``."""
+    if len(shape) == 0:
+        return "scalar"
+    return str(tuple(int(size) for size in shape))
+
+
+def number_text(value):
+    """A number the way PyTorch prints it: ``2.``, ``0.7311``, ``3``, ``True``."""
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e8:
+            return f"{value:.0f}."
+        return f"{value:.4g}"
+    return str(value)
+
+
+def values_text(values):
+    """Nested lists of numbers (from ``tensor.tolist()``) written on one line."""
+    if isinstance(values, list):
+        return "[" + ", ".join(values_text(v) for v in values) + "]"
+    return number_text(values)
+
+
+def tensor_facts(tensor=None, shape=None):
+    """What is shown of a tensor: its shape (and dtype, when not the default), then
+    the values when it is small. Without the tensor object, only its shape."""
+    if tensor is None:
+        return [shape_text(shape) if shape is not None else "shape unknown"]
+    facts = [shape_text(tensor.shape)]
+    if tensor.dtype is not dtypes.get_default_dtype():
+        facts[0] += " " + tensor.dtype.name
+    if tensor.numel() <= FEW_VALUES:
+        facts.append(values_text(tensor.tolist()))
+    return facts
+
+
+def box_lines(facts):
+    """``tensor_facts`` as the lines of a box: on one line when that line is short."""
+    line = " ".join(facts)
+    return [line] if len(line) <= 20 else facts
+
+
+def brief(tensor):
+    """The values of a small tensor, else its shape: how gradients are shown."""
+    return tensor_facts(tensor)[-1]
+
+
+def grad_text(tensor):
+    """``grad 28.`` for a tensor whose gradient is stored, else None (never warns)."""
+    if tensor is None or not (tensor.is_leaf or tensor.retains_grad) or tensor.grad is None:
+        return None
+    return "grad " + brief(tensor.grad)
+
+
+def node_title(node):
+    """A node's class name, as torchviz and PyTorch's repr show it: ``MulBackward0``,
+    ``AccumulateGrad`` (whose ``name()`` is the longer ``...::autograd::AccumulateGrad``)."""
+    return type(node).__name__
+
+
+def operation_name(node):
+    """The forward operation a backward node records: ``MulBackward0`` -> ``mul``."""
+    base = re.sub(r"Backward\d*$", "", node_title(node))
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
+
+
+def hook_marks(node):
+    """Words for what runs at this node besides its backward: retain_grad and hooks."""
+    if isinstance(node, AccumulateGrad):
+        tensor_hooks = len(node.variable._hooks or {})
+    else:
+        tensor_hooks = sum(len(hooks) for hooks in node._tensor_pre_hooks.values())
+    marks = []
+    if node._retains_grad_hooks:
+        marks.append("retains grad")
+    for count, word in ((tensor_hooks, "tensor hook"), (len(node._pre_hooks), "pre-hook"),
+                        (len(node._post_hooks), "hook")):
+        if count:
+            marks.append(f"{word} ×{count}")
+    return marks
+
+
+def saved_tensors(node):
+    """The node's saved tensors as ``(slot, SavedTensor)``, inputs first, in input order."""
+    prefix = "_raw_saved_"
+    slots = [attr[len(prefix):] for attr in dir(node) if attr.startswith(prefix)]
+    inputs = list(getattr(node, "input_names", ()))
+    slots.sort(key=lambda slot: inputs.index(slot) if slot in inputs else len(inputs))
+    return [(slot, getattr(node, prefix + slot)) for slot in slots]
+
+
+def saved_status(saved):
+    """``v0``, ``saved v0, now v1 (stale)`` or ``freed``."""
+    if saved.freed:
+        return "freed"
+    if saved.is_stale:
+        return f"saved v{saved.saved_version}, now v{saved.current_version} (stale)"
+    return f"v{saved.saved_version}"
+
+
+def saved_role(saved):
+    if saved.freed:
+        return "freed"
+    return "stale" if saved.is_stale else "saved"
+
+
+def saved_name(node, slot, saved, names):
+    """The variable name of a saved tensor, when it can be known without unpacking a bad one."""
+    if saved.is_output:
+        return names.output(node)[0]
+    if saved.freed or saved.is_stale:
+        return None
+    return names.of(getattr(node, "_saved_" + slot))
+
+
+def saved_facts(node, names):
+    """``(slot, SavedTensor, "l2 (2, 2)", "v0")`` for each tensor the node saved."""
+    facts = []
+    for slot, saved in saved_tensors(node):
+        name = saved_name(node, slot, saved, names)
+        what = shape_text(saved.shape) if name is None else f"{name} {shape_text(saved.shape)}"
+        facts.append((slot, saved, what, saved_status(saved)))
+    return facts
+
+
+class NodeFacts:
+    """What is written about one backward node, in the drawing and in the text form.
+
+    ``subject`` is the name of the tensor the node made (for AccumulateGrad: of its
+    leaf), or that tensor's shape when it has no name.
+    """
+
+    def __init__(self, node, graph, names, show_grads):
+        self.title = node_title(node)
+        if isinstance(node, AccumulateGrad):
+            self.tensor = node.variable
+            self.name = names.of(self.tensor)
+            shape = self.tensor.shape
+        else:
+            self.name, self.tensor = names.output(node)
+            shape = graph.output_shapes.get((node, 0))
+            if self.tensor is not None:
+                shape = self.tensor.shape
+        self.subject = self.name or (shape_text(shape) if shape is not None else "")
+        self.marks = hook_marks(node)
+        self.grad = grad_text(self.tensor) if show_grads else None
+
+    def line(self):
+        """``MulBackward0  l1`` with its marks, for the text tree."""
+        words = [self.title, self.subject, *self.marks]
+        if self.grad:
+            words.append(self.grad)
+        return "  ".join(word for word in words if word)

@@ -1,0 +1,71 @@
+"""The course's one colour scheme, and the legend that explains it.
+
+Every role has its own fill *and* its own shape or line style, and the fills
+have clearly different grey levels (given in the comments), so a drawing still
+reads when printed in black and white.
+"""
+
+FONT = "Helvetica"
+INK = "#252525"          # lines and text
+MUTED = "#969696"        # what has not happened yet, or is gone
+WHITE = "#ffffff"
+
+LEAF = "#9ecae1"         # light blue, grey 75%: leaves, and where they receive their gradient
+ROOT = "#e76f51"         # orange, grey 56%: the root, where backward starts
+OPERATION = "#fff2a8"    # yellow, grey 93%: forward operations (ellipses)
+BACKWARD = "#d9d9d9"     # light grey, grey 85%: backward nodes (grad_fn boxes)
+SAVED = "#fff7e6"        # cream, grey 97%: saved tensors (note shape)
+STALE = "#e34a33"        # red, grey 45%: saved tensor changed in place since
+FREED = "#f0f0f0"        # pale grey, dotted outline, grey text: freed saved tensor
+ALERT = "#b2182b"        # dark red outline: the node an error or a step is about
+RUNNING = "#08519c"      # dark blue outline: the node running in this step
+
+GRAPH = {"fontname": FONT, "fontsize": "12", "nodesep": "0.3", "ranksep": "0.35"}
+NODE = {"fontname": FONT, "fontsize": "11", "color": INK, "height": "0.3", "margin": "0.1,0.04"}
+EDGE = {"fontname": FONT, "fontsize": "10", "color": INK, "arrowsize": "0.7"}
+CLUSTER = {"color": MUTED, "style": "rounded"}
+
+# role -> (graphviz attributes, what the legend says)
+NODE_ROLES = {
+    "leaf": ({"shape": "box", "style": "filled,rounded", "fillcolor": LEAF},
+             "leaf tensor that requires grad"),
+    "constant": ({"shape": "box", "style": "filled,rounded,dashed", "fillcolor": LEAF},
+                 "leaf tensor that needs no grad (dashed)"),
+    "tensor": ({"shape": "box", "style": "filled,rounded", "fillcolor": WHITE},
+               "intermediate tensor"),
+    "root": ({"shape": "box", "style": "filled,rounded,bold", "fillcolor": ROOT},
+             "root: the tensor backward starts from"),
+    "operation": ({"shape": "ellipse", "style": "filled", "fillcolor": OPERATION},
+                  "operation"),
+    "root_grad_fn": ({"shape": "box", "style": "filled,bold", "fillcolor": ROOT},
+                     "the root's grad_fn: backward starts here"),
+    "grad_fn": ({"shape": "box", "style": "filled", "fillcolor": BACKWARD},
+                "backward node (a grad_fn)"),
+    "accumulate": ({"shape": "box", "style": "filled", "fillcolor": LEAF, "peripheries": "2"},
+                   "AccumulateGrad: adds into a leaf's .grad (double border)"),
+    "failed": ({"shape": "box", "style": "filled,bold", "fillcolor": BACKWARD, "color": ALERT,
+                "penwidth": "3"}, "the node whose backward needed the changed tensor"),
+    "saved": ({"shape": "note", "style": "filled", "fillcolor": SAVED},
+              "saved tensor, with the version it was saved at"),
+    "stale": ({"shape": "note", "style": "filled,bold", "fillcolor": STALE, "color": ALERT},
+              "saved tensor changed in place since: backward fails"),
+    "freed": ({"shape": "note", "style": "filled,dotted", "fillcolor": FREED,
+               "fontcolor": MUTED}, "saved tensor freed by backward"),
+    "summary": ({"shape": "box", "style": "dashed", "fontcolor": MUTED, "color": MUTED},
+                "nodes left out (see max_nodes)"),
+}
+
+EDGE_ROLES = {
+    "data": {},                                            # forward: input -> operation -> output
+    "gradient": {"dir": "back"},                           # laid out leaves up, arrow = flow
+    "accumulate": {"dir": "back", "style": "bold"},        # AccumulateGrad -> its leaf tensor
+    "saved": {"style": "dashed", "arrowhead": "none", "color": MUTED},
+    "grad_fn": {"style": "dashed", "color": MUTED, "arrowhead": "open",
+                "minlen": "0"},                            # may share a rank: side by side
+    "summary": {"style": "dashed", "color": MUTED},
+}
+
+
+def fill_of(attrs):
+    """The background a label is drawn on (to hide text by writing it in that colour)."""
+    return attrs.get("fillcolor", WHITE) if "filled" in attrs.get("style", "") else WHITE

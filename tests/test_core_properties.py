@@ -1,0 +1,353 @@
+"""Property-based differential tests: random small programs must behave the same on torch and
+teachgrad.
+
+A program is plain data -- leaf shapes/flags, a seed for their values, and a list of steps -- that
+:func:`interpret` runs identically with either library.  Steps: pointwise and broadcasting ops,
+reductions, views (slicing, transpose, reshape, view), detach, in-place changes of intermediates
+(``add_``, ``mul_``, ``t[i] = v``, ...), ``no_grad`` sections, ``retain_grad`` and repeated backward
+with or without ``retain_graph``.  teachgrad must raise exactly when torch raises (same exception
+type, at the same step, message agreeing up to its first colon) and otherwise agree on values,
+dtypes, shapes, grad_fn names, flags, versions and gradients.
+"""
+
+import numpy as np
+import pytest
+
+try:
+    from . import differential as D
+except ImportError:
+    import differential as D
+
+torch = pytest.importorskip("torch")
+teachgrad = pytest.importorskip("teachgrad")
+hypothesis = pytest.importorskip("hypothesis")
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+SETTINGS = settings(max_examples=60, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+RTOL, ATOL = 1e-4, 1e-5
+
+UNARY = {
+    "exp": lambda t: t.exp(),
+    "tanh": lambda t: t.tanh(),
+    "sigmoid": lambda t: t.sigmoid(),
+    "sin": lambda t: t.sin(),
+    "relu": lambda t: t.relu(),
+    "neg": lambda t: -t,
+    "square": lambda t: t * t,
+    "scale": lambda t: t * 0.5,
+    "pow2": lambda t: t ** 2,
+}
+BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (b * b + 1),
+}
+REDUCE = {
+    "sum": lambda t: t.sum(),
+    "mean": lambda t: t.mean(),
+    "sum_last_keepdim": lambda t: t.sum(-1, keepdim=True),
+}
+VIEWS = {
+    "t": lambda t: t.t(),
+    "transpose01": lambda t: t.transpose(0, 1),
+    "reshape_flat": lambda t: t.reshape(-1),
+    "view_flat": lambda t: t.view(-1),          # raises on a non-contiguous input, as in torch
+    "unsqueeze0": lambda t: t.unsqueeze(0),
+    "select0": lambda t: t[0],
+    "slice_last": lambda t: t[..., 1:],
+}
+INPLACE = ["add_c", "mul_c", "add_t", "setitem_c", "setitem_t", "sigmoid_", "zero_", "iadd_t"]
+
+
+def _view_shape(kind, s):
+    if kind == "t":
+        return s[::-1]
+    if kind == "transpose01":
+        return (s[1], s[0]) + s[2:]
+    if kind in ("reshape_flat", "view_flat"):
+        return (int(np.prod(s)),)
+    if kind == "unsqueeze0":
+        return (1,) + s
+    if kind == "select0":
+        return s[1:]
+    if kind == "slice_last":
+        return s[:-1] + (s[-1] - 1,)
+    raise ValueError(kind)
+
+
+def _view_ok(kind, s):
+    return {"t": len(s) == 2, "transpose01": len(s) >= 2, "reshape_flat": len(s) >= 1, "view_flat": len(s) >= 1,
+            "unsqueeze0": len(s) <= 3, "select0": len(s) >= 1, "slice_last": len(s) >= 1 and s[-1] >= 2}[kind]
+
+
+def _bshape(a, b):
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# program generation
+# --------------------------------------------------------------------------------------------
+
+@st.composite
+def programs(draw, inplace=True, max_steps=8):
+    base = draw(st.sampled_from([(3,), (2, 3), (2, 1, 3), (4, 2), (2, 2)]))
+    n_leaves = draw(st.integers(1, 3))
+    leaves = []
+    for k in range(n_leaves):
+        drop = draw(st.integers(0, len(base)))
+        dims = base[drop:]
+        shape = tuple(1 if draw(st.sampled_from([False, False, True])) else d for d in dims)
+        rg = True if k == 0 else draw(st.booleans())
+        leaves.append((shape, rg))
+    shapes = [s for s, _ in leaves]
+    rgs = [rg for _, rg in leaves]        # rough requires_grad tracking, only to steer generation
+    last_inputs = []                      # slots the last op read (and may have saved)
+    kinds = ["unary", "unary", "unary", "binary", "binary", "reduce", "view", "view", "detach", "backward",
+             "retain_grad", "zero_grad"]
+    if inplace:
+        kinds += ["inplace", "inplace", "inplace"]
+    steps = []
+    for _ in range(draw(st.integers(1, max_steps))):
+        kind = draw(st.sampled_from(kinds))
+        if kind == "inplace" and len(shapes) == n_leaves and draw(st.integers(0, 3)) > 0:
+            kind = "unary"                                       # in-place on a leaf: sometimes only
+        i = draw(st.integers(0, len(shapes) - 1))
+        if kind == "inplace" and len(shapes) > n_leaves and draw(st.integers(0, 7)) > 0:
+            i = draw(st.integers(n_leaves, len(shapes) - 1))     # mostly intermediates
+            saved = [k for k in last_inputs if k >= n_leaves or not rgs[k]]
+            if saved and draw(st.booleans()):
+                i = draw(st.sampled_from(saved))                 # often what the last op may have saved
+        s = shapes[i]
+        ng = draw(st.sampled_from([False] * 5 + [True]))
+        if kind == "unary":
+            steps.append(("unary", draw(st.sampled_from(sorted(UNARY))), i, ng))
+            shapes.append(s)
+            rgs.append(rgs[i] and not ng)
+            last_inputs = [i, len(shapes) - 1]
+        elif kind == "binary":
+            partners = [j for j, sj in enumerate(shapes) if _bshape(s, sj) is not None]
+            j = draw(st.sampled_from(partners))
+            steps.append(("binary", draw(st.sampled_from(sorted(BINARY))), i, j, ng))
+            shapes.append(_bshape(s, shapes[j]))
+            rgs.append((rgs[i] or rgs[j]) and not ng)
+            last_inputs = [i, j, len(shapes) - 1]
+        elif kind == "reduce":
+            ops = ["sum", "mean"] + (["sum_last_keepdim"] if len(s) >= 1 else [])
+            op = draw(st.sampled_from(ops))
+            steps.append(("reduce", op, i, ng))
+            shapes.append(() if op != "sum_last_keepdim" else s[:-1] + (1,))
+            rgs.append(rgs[i] and not ng)
+            last_inputs = [i, len(shapes) - 1]
+        elif kind == "view":
+            ok = [v for v in sorted(VIEWS) if _view_ok(v, s)]
+            if not ok:
+                continue
+            v = draw(st.sampled_from(ok))
+            steps.append(("view", v, i, ng))
+            shapes.append(_view_shape(v, s))
+            rgs.append(rgs[i] and not ng)
+            last_inputs = [i, len(shapes) - 1]
+        elif kind == "detach":
+            steps.append(("detach", i))
+            shapes.append(s)
+            rgs.append(False)
+        elif kind == "backward":
+            steps.append(("backward", i, draw(st.booleans())))
+        elif kind == "retain_grad":
+            steps.append(("retain_grad", i))
+        elif kind == "zero_grad":
+            steps.append(("zero_grad",))
+        elif kind == "inplace":
+            op = draw(st.sampled_from(INPLACE))
+            if op in ("setitem_c", "setitem_t") and len(s) == 0:
+                op = "add_c"
+            j = None
+            if op in ("add_t", "iadd_t"):
+                j = draw(st.sampled_from([j for j, sj in enumerate(shapes) if _bshape(s, sj) is not None]))
+            if op == "setitem_t":
+                fits = [j for j, sj in enumerate(shapes) if _bshape(s[1:], sj) == s[1:]]
+                if not fits:
+                    op = "setitem_c"
+                else:
+                    j = draw(st.sampled_from(fits))
+            steps.append(("inplace", op, i, j, ng))
+            if j is not None and rgs[j] and not ng:
+                rgs[i] = True
+    if draw(st.integers(0, 9)) < 7:             # usually end with one or two backward passes
+        live = [k for k, rg in enumerate(rgs) if rg]
+        last = live[-1] if live else len(shapes) - 1
+        steps.append(("backward", last, draw(st.booleans())))
+        if draw(st.booleans()):
+            steps.append(("backward", draw(st.sampled_from([last, draw(st.integers(0, last))])), draw(st.booleans())))
+    seed = draw(st.integers(0, 2 ** 16))
+    return {"seed": seed, "leaves": leaves, "steps": steps}
+
+
+# --------------------------------------------------------------------------------------------
+# interpretation: identical for both libraries
+# --------------------------------------------------------------------------------------------
+
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _inplace(tg, op, y, other):
+    if op == "add_c":
+        y.add_(0.5)
+    elif op == "mul_c":
+        y.mul_(1.5)
+    elif op == "add_t":
+        y.add_(other)
+    elif op == "iadd_t":
+        y += other
+    elif op == "setitem_c":
+        y[0] = 0.25
+    elif op == "setitem_t":
+        y[0] = other
+    elif op == "sigmoid_":
+        y.sigmoid_()
+    elif op == "zero_":
+        y.zero_()
+    else:
+        raise ValueError(op)
+
+
+def _run_step(tg, step, slots, leaves, log):
+    kind = step[0]
+    if kind == "backward":
+        t = slots[step[1]]
+        s = t if t.dim() == 0 else t.sum()
+        s.backward(retain_graph=step[2])
+        log.append(("grads", [D.loose(leaf.grad) for leaf in leaves]))
+        return
+    if kind == "retain_grad":
+        slots[step[1]].retain_grad()
+        return
+    if kind == "zero_grad":
+        for leaf in leaves:
+            leaf.grad = None
+        return
+    if kind == "detach":
+        slots.append(slots[step[1]].detach())
+        return
+    ng = step[-1]
+    with (tg.no_grad() if ng else _nullcontext()):
+        if kind == "unary":
+            slots.append(UNARY[step[1]](slots[step[2]]))
+        elif kind == "binary":
+            slots.append(BINARY[step[1]](slots[step[2]], slots[step[3]]))
+        elif kind == "reduce":
+            slots.append(REDUCE[step[1]](slots[step[2]]))
+        elif kind == "view":
+            slots.append(VIEWS[step[1]](slots[step[2]]))
+        elif kind == "inplace":
+            _, op, i, j, _ = step
+            _inplace(tg, op, slots[i], None if j is None else slots[j])
+        else:
+            raise ValueError(step)
+
+
+def interpret(tg, program, holder):
+    """Run ``program``; return the observed state. The first error (step number, ErrInfo) goes to
+    ``holder['error']`` and stops the program."""
+    leaves = [tg.tensor(D.data(shape, program["seed"] + k, lo=-1.5, hi=1.5), requires_grad=rg)
+              for k, (shape, rg) in enumerate(program["leaves"])]
+    slots = list(leaves)
+    log = []
+    holder["error"] = None
+    failed_in_backward = False
+    for n, step in enumerate(program["steps"]):
+        try:
+            _run_step(tg, step, slots, leaves, log)
+        except Exception as e:  # noqa: BLE001
+            holder["error"] = (n, D.ErrInfo(e))
+            failed_in_backward = step[0] == "backward"
+            break
+    # after an error inside backward, which leaves already received their gradient depends on the
+    # order the engine ran the nodes in; compare everything but the gradients then
+    grads = not failed_in_backward
+    return {"slots": [D.Snap(D.tensor_record(s, grad=grads)) for s in slots], "log": log if grads else None}
+
+
+def check_program(program):
+    tlib, glib = D.libraries()
+    th, gh = {}, {}
+    t_out = D.run_one(lambda tg: interpret(tg, program, th), tlib)
+    g_out = D.run_one(lambda tg: interpret(tg, program, gh), glib)
+    assert t_out.error is None, f"bad test: the interpreter failed on torch: {t_out.error!r}\n{t_out.error.tb}"
+    if g_out.error is not None:
+        raise D.Mismatch(f"teachgrad failed while observing the program's state: {g_out.error!r}\n{g_out.error.tb}")
+    te, ge = th["error"], gh["error"]
+    if te is None and ge is not None:
+        raise D.Mismatch(f"teachgrad raised at step {ge[0]} {program['steps'][ge[0]]}: {ge[1]!r}; torch did not\n"
+                         f"{ge[1].tb}")
+    if te is not None and ge is None:
+        raise D.Mismatch(f"torch raised at step {te[0]} {program['steps'][te[0]]}: {te[1]!r}; teachgrad did not")
+    if te is not None:
+        if te[0] != ge[0]:
+            raise D.Mismatch(f"torch raised at step {te[0]} ({te[1]!r}), teachgrad at step {ge[0]} ({ge[1]!r})")
+        D.check_errors(te[1], ge[1], msg=D.UPTO_COLON)
+    D.compare(t_out.result, g_out.result, "", RTOL, ATOL)
+
+
+@SETTINGS
+@given(programs(inplace=False))
+def test_random_graphs_agree(program):
+    """Ops, views, detach, no_grad, retain_grad, repeated backward -- no in-place changes."""
+    check_program(program)
+
+
+@SETTINGS
+@given(programs(inplace=True))
+def test_random_programs_with_inplace_agree(program):
+    """The same, with in-place changes of leaves, intermediates and views mixed in."""
+    check_program(program)
+
+
+# --------------------------------------------------------------------------------------------
+# higher-order: random chains differentiated twice with create_graph=True
+# --------------------------------------------------------------------------------------------
+
+@st.composite
+def chains(draw):
+    n = draw(st.integers(1, 5))
+    ops = [draw(st.sampled_from(sorted(UNARY) + ["mul_other", "add_other"])) for _ in range(n)]
+    shape = draw(st.sampled_from([(), (3,), (2, 2)]))
+    return {"seed": draw(st.integers(0, 2 ** 16)), "shape": shape, "ops": ops}
+
+
+def _chain_prog(chain):
+    def prog(tg):
+        x = tg.tensor(D.data(chain["shape"], chain["seed"], lo=-1.0, hi=1.0), requires_grad=True)
+        w = tg.tensor(D.data(chain["shape"], chain["seed"] + 1, lo=-1.0, hi=1.0), requires_grad=True)
+        y = x
+        for op in chain["ops"]:
+            if op == "mul_other":
+                y = y * w
+            elif op == "add_other":
+                y = y + w
+            else:
+                y = UNARY[op](y)
+        f = y.sum()
+        gx, gw = tg.autograd.grad(f, [x, w], create_graph=True, allow_unused=True)
+        res = {"f": D.loose(f), "g1": D.loose([gx, gw])}
+        if gx is not None and gx.requires_grad:
+            res["g2"] = D.loose(list(tg.autograd.grad(gx.sum(), [x, w], allow_unused=True)))
+        return res
+    return prog
+
+
+@SETTINGS
+@given(chains())
+def test_random_chains_second_derivative_agree(chain):
+    D.run_both(_chain_prog(chain), rtol=RTOL, atol=ATOL)
