@@ -102,7 +102,7 @@ class Node:
         """Free what backward needed: called after backward without retain_graph."""
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
 class AccumulateGrad(Node):

@@ -1,0 +1,93 @@
+"""Re-execute notebooks in place, each in a fresh kernel, so their stored outputs are honest.
+
+    python -m teachgrad.course.run_notebooks notebooks solutions     # folders or .ipynb files
+
+For authors after a change to teachgrad or to a chapter (``make notebooks``). Each notebook
+runs top to bottom in a new ``python3`` kernel (this environment's Python), with its own
+folder as the working directory and a time limit per cell. A cell may raise only if it carries
+the ``raises-exception`` tag; any other error stops with the cell's traceback and leaves the
+file untouched. Execution counts then run 1, 2, 3, ... and no timing metadata is recorded, so
+running twice gives the same file. When ``solutions/`` was among the arguments, ``exercises/``
+beside it is regenerated afterwards (``make_exercises``).
+"""
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+from jupyter_client.kernelspec import KernelSpecManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from teachgrad.course import make_exercises
+
+KERNEL = "python3"
+KERNELSPEC = {"name": KERNEL, "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def check_kernel():
+    """Fail early unless the ``python3`` kernel starts this very Python (the project's .venv).
+
+    jupyter_client replaces a kernelspec's ``python`` / ``python3`` with ``sys.executable``,
+    which is what ipykernel's own spec inside the venv says.
+    """
+    spec = KernelSpecManager().get_kernel_spec(KERNEL)
+    program = spec.argv[0]
+    if program in ("python", "python3", f"python{sys.version_info[0]}.{sys.version_info[1]}"):
+        return
+    if os.path.realpath(program) != os.path.realpath(sys.executable):
+        raise SystemExit(
+            f"The '{KERNEL}' kernel runs {program}, not this environment's {sys.executable}.\n"
+            f"Fix it with: {sys.executable} -m ipykernel install --sys-prefix")
+
+
+def run_notebook(path, timeout=600):
+    """Execute one notebook in place in a fresh kernel."""
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    client = NotebookClient(nb, timeout=timeout, kernel_name=KERNEL, allow_errors=False,
+                            record_timing=False,
+                            resources={"metadata": {"path": str(path.parent.resolve())}})
+    client.execute()
+    # language_info.version changes from machine to machine: keep the rest of it.
+    nb.metadata.get("language_info", {}).pop("version", None)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        nbformat.write(nb, f, version=4)
+
+
+def notebooks_in(targets):
+    for target in map(Path, targets):
+        if target.is_dir():
+            yield from sorted(target.glob("*.ipynb"))
+        elif target.suffix == ".ipynb":
+            yield target
+        else:
+            raise SystemExit(f"not a folder or notebook: {target}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m teachgrad.course.run_notebooks",
+                                     description="Re-execute notebooks in place.")
+    parser.add_argument("targets", nargs="+", help="folders of notebooks, or .ipynb files")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    args = parser.parse_args(argv)
+    check_kernel()
+    solution_dirs = set()
+    for path in notebooks_in(args.targets):
+        print(f"running {path}", flush=True)
+        try:
+            run_notebook(path, timeout=args.timeout)
+        except CellExecutionError as error:
+            print(f"{path}: a cell failed (file left unchanged)\n{error}", file=sys.stderr)
+            return 1
+        if path.parent.name == "solutions":
+            solution_dirs.add(path.parent)
+    for solutions in sorted(solution_dirs):
+        make_exercises.write_exercises(solutions, solutions.parent / "exercises")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

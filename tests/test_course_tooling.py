@@ -1,0 +1,526 @@
+"""Tests of the course's tooling: exercises generated from solutions, honest notebooks, the nbval
+set-up, and the feedback helpers of teachgrad.course.check.
+
+The checks on the real folders (exercises/ up to date, no solution leaked, notebooks executed
+in order) run on whatever notebooks exist; the tests after them show, on temporary copies,
+that each kind of mistake makes those checks — and nbval — fail.
+"""
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+import teachgrad as torch
+from teachgrad.course import check, make_exercises, run_notebooks
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
+EXECUTED_DIRS = [ROOT / "notebooks", SOLUTIONS]
+STUB_TAG = make_exercises.STUB_TAG
+
+
+# ---------------------------------------------------------------- the checks themselves
+
+def execution_problems(path):
+    """Why a notebook was not run top to bottom in a fresh kernel (empty list: it was)."""
+    nb = nbformat.read(path, as_version=4)
+    problems, expected = [], 1
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        where = f"{path.name}, cell {index}"
+        if not cell.source.strip():
+            if cell.execution_count is not None or cell.outputs:
+                problems.append(f"{where}: an empty cell with an execution count or output")
+            continue
+        if cell.execution_count != expected:
+            problems.append(f"{where}: execution count {cell.execution_count}, expected "
+                            f"{expected} — run `make notebooks`")
+            return problems
+        expected += 1
+        allowed = STUB_TAG in cell.metadata.get("tags", [])
+        for output in cell.outputs:
+            if output.output_type == "error" and not allowed:
+                problems.append(f"{where}: a stored {output.ename} in a cell without the "
+                                f"{STUB_TAG} tag")
+            if output.output_type == "execute_result" and \
+                    output.execution_count != cell.execution_count:
+                problems.append(f"{where}: an output from another run")
+    return problems
+
+
+def _block_lines(source):
+    """(lines inside solution/hidden-test blocks, lines outside them), stripped, non-blank."""
+    lines = source.split("\n")
+    inside = set()
+    for begin, end in [(make_exercises.BEGIN_SOLUTION, make_exercises.END_SOLUTION),
+                       (make_exercises.BEGIN_HIDDEN, make_exercises.END_HIDDEN)]:
+        for start, stop in make_exercises._blocks(lines, begin, end, "cell"):
+            inside.update(range(start, stop + 1))
+    hidden = {lines[i].strip() for i in inside} - {""}
+    shown = {line.strip() for i, line in enumerate(lines) if i not in inside} - {""}
+    return hidden, shown
+
+
+def leak_problems(solutions_dir, exercises_dir):
+    """Lines of solution (or hidden-test) blocks that appear anywhere in an exercise notebook.
+
+    Lines that the solution notebook also shows outside its blocks are not secrets.
+    """
+    problems = []
+    for solution_path in sorted(Path(solutions_dir).glob("*.ipynb")):
+        exercise_path = Path(exercises_dir) / solution_path.name
+        if not exercise_path.exists():
+            continue
+        hidden, shown = set(), set()
+        for cell in nbformat.read(solution_path, as_version=4).cells:
+            h, s = _block_lines(cell.source)
+            hidden |= h
+            shown |= s
+        secrets = hidden - shown
+        for index, cell in enumerate(nbformat.read(exercise_path, as_version=4).cells):
+            text = cell.source + "".join(str(o.get("text", "")) + str(o.get("data", ""))
+                                         for o in cell.get("outputs", []))
+            for line in sorted({line.strip() for line in text.split("\n")} & secrets):
+                problems.append(f"{exercise_path.name}, cell {index}: solution line {line!r}")
+    return problems
+
+
+def executed_notebooks():
+    return [p for d in EXECUTED_DIRS for p in sorted(d.glob("*.ipynb"))]
+
+
+def test_exercises_are_generated_from_solutions():
+    assert make_exercises.differences(SOLUTIONS, EXERCISES) == [], \
+        "exercises/ drifted from solutions/: run `make exercises`"
+
+
+def test_no_solution_line_in_exercises():
+    assert leak_problems(SOLUTIONS, EXERCISES) == []
+
+
+@pytest.mark.parametrize("path", executed_notebooks(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_notebook_executed_in_order(path):
+    assert execution_problems(path) == []
+
+
+def test_solutions_carry_no_stub_tag():
+    """raises-exception belongs to exercises only: in solutions/ every cell must run cleanly."""
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if make_exercises.BEGIN_SOLUTION in cell.source:
+                assert STUB_TAG not in cell.metadata.get("tags", []), path.name
+
+
+# ---------------------------------------------------------------- a sample chapter
+
+SOLUTION_CELLS = [
+    new_markdown_cell("# Sample\nTask: write `double`."),
+    new_code_cell("from teachgrad.course import check"),
+    new_code_cell("def double(x):\n    ### BEGIN SOLUTION\n    return x + x\n"
+                  "    ### END SOLUTION", metadata={"tags": ["task"]}),
+    new_code_cell("check.value(lambda: double(3), 6)\n### BEGIN HIDDEN TESTS\n"
+                  "assert double(4) == 8\n### END HIDDEN TESTS"),
+    new_code_cell("### BEGIN SOLUTION\nanswer = 41 + 1\n### END SOLUTION"),
+    new_code_cell("check.value(lambda: answer, 42)"),
+    new_markdown_cell("Why?\n### BEGIN SOLUTION\nBecause it doubles.\n### END SOLUTION"),
+]
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    """solutions/ and exercises/ of a one-notebook course, the solution executed."""
+    root = tmp_path_factory.mktemp("course")
+    (root / "solutions").mkdir()
+    path = root / "solutions" / "01_sample.ipynb"
+    nbformat.write(new_notebook(cells=SOLUTION_CELLS), path, version=4)
+    run_notebooks.run_notebook(path)
+    make_exercises.write_exercises(root / "solutions", root / "exercises", log=lambda _: None)
+    return root
+
+
+def test_make_exercises_stubs_solutions_and_keeps_the_rest(sample):
+    solution = nbformat.read(sample / "solutions" / "01_sample.ipynb", as_version=4)
+    exercise = nbformat.read(sample / "exercises" / "01_sample.ipynb", as_version=4)
+    sources = [c.source for c in exercise.cells]
+    assert sources[2] == "def double(x):\n    raise NotImplementedError()"
+    assert sources[3] == "check.value(lambda: double(3), 6)"
+    assert sources[4] == "raise NotImplementedError()"
+    assert sources[6] == "Why?\nYOUR ANSWER HERE"
+    assert sources[0] == solution.cells[0].source
+    assert exercise.cells[2].metadata["tags"] == ["task", STUB_TAG]
+    assert exercise.cells[4].metadata["tags"] == [STUB_TAG]
+    assert "tags" not in exercise.cells[5].metadata
+    assert [c.id for c in exercise.cells] == [c.id for c in solution.cells]
+    assert all(c.outputs == [] and c.execution_count is None
+               for c in exercise.cells if c.cell_type == "code")
+    assert all(STUB_TAG not in c.metadata.get("tags", []) for c in solution.cells)
+    assert solution.cells[3].outputs[0].text == "✔ correct\n"
+
+
+def test_make_exercises_is_deterministic(sample, tmp_path):
+    make_exercises.write_exercises(sample / "solutions", tmp_path, log=lambda _: None)
+    first = (tmp_path / "01_sample.ipynb").read_bytes()
+    (tmp_path / "01_sample.ipynb").unlink()
+    assert make_exercises.main([str(sample / "solutions"), str(tmp_path)]) == 0
+    assert (tmp_path / "01_sample.ipynb").read_bytes() == first
+    assert first == (sample / "exercises" / "01_sample.ipynb").read_bytes()
+    assert make_exercises.main(["--check", str(sample / "solutions"), str(tmp_path)]) == 0
+
+
+def test_unbalanced_markers_are_an_error():
+    with pytest.raises(make_exercises.MarkerError, match="without"):
+        make_exercises.strip_source("### BEGIN SOLUTION\nx = 1", "code")
+
+
+def _copy(sample, tmp_path):
+    for folder in ("solutions", "exercises"):
+        (tmp_path / folder).mkdir()
+        for path in (sample / folder).glob("*.ipynb"):
+            (tmp_path / folder / path.name).write_bytes(path.read_bytes())
+    return tmp_path
+
+
+def test_an_exercise_edited_by_hand_is_caught(sample, tmp_path):
+    course = _copy(sample, tmp_path)
+    assert make_exercises.differences(course / "solutions", course / "exercises") == []
+    path = course / "exercises" / "01_sample.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[0].source += "\nA note added by hand."
+    nbformat.write(nb, path, version=4)
+    assert make_exercises.differences(course / "solutions", course / "exercises")
+    assert make_exercises.main(["--check", str(course / "solutions"),
+                                str(course / "exercises")]) == 1
+
+
+def test_a_solution_line_left_in_an_exercise_is_caught(sample, tmp_path):
+    course = _copy(sample, tmp_path)
+    assert leak_problems(course / "solutions", course / "exercises") == []
+    path = course / "exercises" / "01_sample.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[2].source = "def double(x):\n    return x + x"
+    nbformat.write(nb, path, version=4)
+    assert leak_problems(course / "solutions", course / "exercises") == \
+        ["01_sample.ipynb, cell 2: solution line 'return x + x'"]
+
+
+def test_a_notebook_saved_out_of_order_is_caught(sample, tmp_path):
+    path = tmp_path / "01_sample.ipynb"
+    path.write_bytes((sample / "solutions" / "01_sample.ipynb").read_bytes())
+    assert execution_problems(path) == []
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    code[1].execution_count, code[2].execution_count = 3, 2
+    nbformat.write(nb, path, version=4)
+    assert "execution count 3, expected 2" in execution_problems(path)[0]
+
+
+def test_a_stored_error_is_caught(sample, tmp_path):
+    path = tmp_path / "01_sample.ipynb"
+    nb = nbformat.read(sample / "solutions" / "01_sample.ipynb", as_version=4)
+    nb.cells[1].outputs = [nbformat.v4.new_output("error", ename="NameError", evalue="x",
+                                                  traceback=[])]
+    nbformat.write(nb, path, version=4)
+    assert "NameError" in execution_problems(path)[0]
+
+
+# ---------------------------------------------------------------- nbval as `make test` runs it
+
+def makefile_nbval_options():
+    """NBVAL_OPTS from the Makefile, so this test checks the configuration `make test` uses."""
+    text = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    match = re.search(r"^NBVAL_OPTS\s*:=(.*)$", text, re.MULTILINE)
+    assert match, "the Makefile defines NBVAL_OPTS"
+    return match.group(1).split()
+
+
+DRAWING_CELL = ("class Drawing:\n"
+                "    def _repr_svg_(self):\n"
+                "        return '<svg><!-- Generated by graphviz version 2.43.0 --></svg>'\n"
+                "    def __repr__(self):\n"
+                "        return 'MulBackward0 -> AccumulateGrad'\n"
+                "Drawing()")
+
+
+def _nbval(mode, folder, tmp_path):
+    report = tmp_path / f"{folder.name}.xml"
+    subprocess.run([sys.executable, "-m", "pytest", mode, *makefile_nbval_options(),
+                    "-p", "no:cacheprovider", "-q", f"--junitxml={report}", str(folder)],
+                   cwd=ROOT, capture_output=True, text=True, timeout=300)
+    outcomes = {}
+    for case in ET.parse(report).iter("testcase"):
+        failed = case.find("failure") is not None or case.find("error") is not None
+        notebook = re.split(r"[./]", case.get("classname", "").removesuffix(".ipynb"))[-1]
+        outcomes.setdefault(notebook, []).append(not failed)
+    return {name: all(results) for name, results in outcomes.items()}
+
+
+def test_nbval_compares_text_not_svg_and_runs_untouched_exercises(sample, tmp_path):
+    strict = tmp_path / "strict"
+    strict.mkdir()
+    good = strict / "good.ipynb"
+    nbformat.write(new_notebook(cells=[new_code_cell(DRAWING_CELL),
+                                       new_code_cell("print(object())")]), good, version=4)
+    run_notebooks.run_notebook(good)
+    nb = nbformat.read(good, as_version=4)
+    assert "0x" in nb.cells[1].outputs[0].text          # an address, sanitized by nbval
+
+    def variant(name, change):
+        copy = nbformat.read(good, as_version=4)
+        change(copy.cells[0].outputs[0].data)
+        nbformat.write(copy, strict / f"{name}.ipynb", version=4)
+
+    variant("svg_changed", lambda data: data.update({"image/svg+xml": "<svg>other</svg>"}))
+    variant("text_changed", lambda data: data.update({"text/plain": "AddBackward0"}))
+    (strict / "solution.ipynb").write_bytes(
+        (sample / "solutions" / "01_sample.ipynb").read_bytes())
+
+    outcomes = _nbval("--nbval", strict, tmp_path)
+    assert outcomes == {"good": True, "svg_changed": True, "text_changed": False,
+                        "solution": True}
+    assert _nbval("--nbval-lax", sample / "exercises", tmp_path) == {"01_sample": True}
+
+
+# ---------------------------------------------------------------- teachgrad.course.check
+
+def run(capsys, call):
+    """Run a check; return (result, its one printed line)."""
+    result = call()
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0] == result.message
+    return result, lines[0]
+
+
+def stub(*args):
+    raise NotImplementedError()
+
+
+def test_value(capsys):
+    result, line = run(capsys, lambda: check.value(torch.ones(3) * 2, torch.ones(3) * 2))
+    assert result and result == True and line == "✔ correct"  # noqa: E712
+    result, line = run(capsys, lambda: check.value(torch.ones(2, 3), torch.ones(3)))
+    assert not result and line.startswith("✘ your answer has shape (2, 3), expected (3,)")
+    assert "sum over the broadcast dim 0" in line
+    result, line = run(capsys, lambda: check.value(5.0, 3.25, hint="add them"))
+    assert line == "✘ your answer has the wrong value — hint: add them" and "3.25" not in line
+    result, line = run(capsys, lambda: check.value({"a": 1, "b": True}, {"a": 1, "b": False}))
+    assert line == "✘ your answer['b'] is not right"
+    result, line = run(capsys, lambda: check.value(stub, 1))
+    assert result.status == check.NOT_ATTEMPTED and line.startswith("… not attempted yet")
+    assert not run(capsys, lambda: check.value(..., 1))[0]
+    result, line = run(capsys, lambda: check.value(lambda: undefined_answer, 1))  # noqa: F821
+    assert "not defined yet" in line
+
+
+def test_value_compares_nodes_by_name(capsys):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    assert run(capsys, lambda: check.value(lambda: y.grad_fn, "MulBackward0"))[0]
+    result, line = run(capsys, lambda: check.value("AddBackward0", y.grad_fn, name="the name"))
+    assert line == "✘ the name is not right" and "Mul" not in line
+
+
+def test_leaf_flags(capsys):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    c = torch.tensor([3.0, 4.0])
+    y = x * c
+    tensors = {"x": x, "c": c, "y": y}
+    right = {"x": {"is_leaf": True, "requires_grad": True},
+             "c": {"is_leaf": True, "requires_grad": False},
+             "y": {"is_leaf": False, "requires_grad": True}}
+    result, line = run(capsys, lambda: check.leaf_flags(right, tensors))
+    assert result and line == "✔ correct — all 6 predictions match teachgrad"
+    wrong = {**right, "y": {"is_leaf": True, "requires_grad": True}}
+    result, line = run(capsys, lambda: check.leaf_flags(lambda: wrong, tensors))
+    assert line.startswith("✘ 1 of 6 predictions is off (look again at y) — hint: a tensor is "
+                           "a leaf when")
+    wrong = {**right, "c": {"is_leaf": True, "requires_grad": True}}
+    assert "inputs does" in run(capsys, lambda: check.leaf_flags(wrong, tensors))[1]
+    blank = {n: {"is_leaf": ..., "requires_grad": ...} for n in tensors}
+    assert run(capsys, lambda: check.leaf_flags(blank, tensors))[0].status == check.NOT_ATTEMPTED
+    assert run(capsys, lambda: check.leaf_flags(stub, tensors))[0].status == check.NOT_ATTEMPTED
+    result, line = run(capsys, lambda: check.leaf_flags({"x": right["x"]}, tensors))
+    assert line.startswith("✘ no prediction for c, y")
+    result, line = run(capsys, lambda: check.leaf_flags({"x": True, "c": True, "y": False},
+                                                        tensors, flags=("is_leaf",)))
+    assert result
+    result, line = run(capsys, lambda: check.leaf_flags({"y": "MulBackward0"}, {"y": y},
+                                                        flags=("grad_fn",)))
+    assert result
+
+
+def sigmoid_layer(x, w):
+    return (w * x).sigmoid().sum()
+
+
+def right_grads(x, w):
+    s = (w * x).sigmoid().detach()
+    d = s * (1 - s)
+    return (d * w).sum(0), (d * x).sum(1, keepdim=True)
+
+
+def test_gradients(capsys):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = torch.tensor([[0.5], [-1.0]], requires_grad=True)
+    result, line = run(capsys, lambda: check.gradients(sigmoid_layer, x, w, answer=right_grads))
+    assert result and "finite differences" in line
+    assert x.grad is None and w.grad is None
+
+    def unsummed(x, w):
+        gx, gw = right_grads(x, w)
+        s = (w * x).sigmoid().detach()
+        return gx, s * (1 - s) * x
+    result, line = run(capsys, lambda: check.gradients(sigmoid_layer, x, w, answer=unsummed))
+    assert line.startswith("✘ the gradient of w has shape (2, 3), expected (2, 1) — hint: the "
+                           "tensor was broadcast") and "sum the gradient over dim 1" in line
+
+    def flipped(x, w):
+        gx, gw = right_grads(x, w)
+        return gx, -gw
+    assert "the sign is flipped" in run(
+        capsys, lambda: check.gradients(sigmoid_layer, x, w, answer=flipped))[1]
+
+    def doubled(x, w):
+        gx, gw = right_grads(x, w)
+        return 2 * gx, gw
+    assert "factor of 2" in run(
+        capsys, lambda: check.gradients(sigmoid_layer, x, w, answer=doubled))[1]
+    result, line = run(capsys, lambda: check.gradients(sigmoid_layer, x, w, answer=stub))
+    assert result.status == check.NOT_ATTEMPTED
+    result, line = run(capsys, lambda: check.gradients(sigmoid_layer, x, w,
+                                                       answer=lambda x, w: right_grads(x, w)[0]))
+    assert line.startswith("✘ 1 gradients given, expected one per input that requires grad")
+
+
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * 3 * x ** 2
+
+
+class WrongCube(Cube):
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * 3 * x
+
+
+class UnwrittenCube(Cube):
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError()
+
+
+def test_gradients_of_a_custom_backward(capsys):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    result, line = run(capsys, lambda: check.gradients(Cube.apply, x))
+    assert result and line == "✔ correct — backward agrees with finite differences"
+    result, line = run(capsys, lambda: check.gradients(WrongCube.apply, x))
+    assert line.startswith("✘ backward's gradient of input 0 has wrong values at 3 of 3 entries "
+                           "(compared with finite differences)")
+    assert run(capsys, lambda: check.gradients(UnwrittenCube.apply, x))[0].status == \
+        check.NOT_ATTEMPTED
+
+
+def make_graph():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    c = a * b
+    return (c + a).sum()
+
+
+def test_node_names(capsys):
+    z = make_graph()
+    names = ["SumBackward0", "AddBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"]
+    result, line = run(capsys, lambda: check.node_names(names[::-1], z))
+    assert result and line == "✔ correct — the same 5 nodes as teachgrad's graph"
+    cpp = names[:3] + ["torch::autograd::AccumulateGrad"] * 2      # node.name()'s spelling
+    assert run(capsys, lambda: check.node_names(cpp, z))[0]
+    result, line = run(capsys, lambda: check.node_names(names[:-1], z))
+    assert line == ("✘ your 4 nodes are not the graph's: 1 missing — hint: each leaf that "
+                    "requires grad ends in one AccumulateGrad node")
+    result, line = run(capsys, lambda: check.node_names(["Sum", "Add", "Mul"] + names[3:], z))
+    assert "names look like 'MulBackward0'" in line
+    assert run(capsys, lambda: check.node_names(stub, z))[0].status == check.NOT_ATTEMPTED
+
+
+def my_topological_order(root):
+    """A student's topological sort (depth-first, post-order, reversed)."""
+    order, seen = [], set()
+
+    def visit(node):
+        if node is None or node in seen:
+            return
+        seen.add(node)
+        for child, _ in node.next_functions:
+            visit(child)
+        order.append(node)
+    visit(root)
+    return order[::-1]
+
+
+def test_node_names_in_topological_order(capsys):
+    z = make_graph()
+    result, line = run(capsys, lambda: check.node_names(
+        lambda: my_topological_order(z.grad_fn), z, order="topological"))
+    assert result and line == "✔ correct — a valid topological order of all 5 nodes"
+    result, line = run(capsys, lambda: check.node_names(
+        lambda: my_topological_order(z.grad_fn)[::-1], z, order="topological"))
+    assert "comes before" in line and "next_functions" in line
+    result, line = run(capsys, lambda: check.node_names(
+        lambda: my_topological_order(z.grad_fn)[:-1], z, order="topological"))
+    assert line.startswith("✘ 1 of the graph's 5 nodes is missing")
+    result, line = run(capsys, lambda: check.node_names(
+        ["SumBackward0", "AddBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"],
+        z, order="topological"))
+    assert "list the node objects" in line
+
+
+def test_raises(capsys):
+    def backward_twice():
+        y = (torch.tensor([1.0], requires_grad=True) * 2).sum()
+        y.backward()
+        y.backward()
+    result, line = run(capsys, lambda: check.raises(backward_twice, RuntimeError, "second time"))
+    assert result and line.startswith("✔ correct — it raised RuntimeError: Trying to backward")
+    result, line = run(capsys, lambda: check.raises(lambda: None, RuntimeError,
+                                                    hint="call backward twice"))
+    assert line == "✘ no error was raised — hint: call backward twice"
+    result, line = run(capsys, lambda: check.raises(lambda: 1 / 0, RuntimeError))
+    assert line.startswith("✘ it raised ZeroDivisionError, not RuntimeError")
+    result, line = run(capsys, lambda: check.raises(backward_twice, RuntimeError, "in-place"))
+    assert "not the expected one" in line
+    assert run(capsys, lambda: check.raises(stub, RuntimeError))[0].status == check.NOT_ATTEMPTED
+
+
+def reference_accumulate(grad, new):
+    return new.clone() if grad is None else grad + new
+
+
+def test_behaves_like(capsys):
+    g = torch.tensor([1.0, 2.0])
+    cases = [(None, g), (g, g), (torch.ones(2, 2), g)]
+    result, line = run(capsys, lambda: check.behaves_like(reference_accumulate,
+                                                          reference_accumulate, cases))
+    assert result and line == "✔ correct — the same results as teachgrad on all 3 cases"
+
+    def multiplies(grad, new):
+        return new if grad is None else grad * new
+    result, line = run(capsys, lambda: check.behaves_like(multiplies, reference_accumulate,
+                                                          cases, hint="gradients add up"))
+    assert line == ("✘ for case 2 of 3 (a tensor of shape (2,), a tensor of shape (2,)): the "
+                    "result has wrong values at 1 of 2 entries — hint: gradients add up")
+    result = run(capsys, lambda: check.behaves_like(stub, reference_accumulate, cases))[0]
+    assert result.status == check.NOT_ATTEMPTED
