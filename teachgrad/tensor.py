@@ -60,8 +60,10 @@ class Tensor:
 
     def __init__(self, data=()):
         """``Tensor([1, 2])`` makes a float tensor, like ``torch.Tensor``."""
-        array = np.array(data, dtype=dtypes.get_default_dtype().numpy)
-        Tensor._init_fields(self, array, VersionCounter())
+        self._data = np.array(data, dtype=dtypes.get_default_dtype().numpy)
+        self._version_counter = VersionCounter()
+        self._grad_fn = None
+        self._requires_grad = False
 
     @classmethod
     def _make(cls, array, version_counter=None):
@@ -69,14 +71,11 @@ class Tensor:
         if array.__class__ is not np.ndarray:     # numpy returns scalars for 0-d results
             array = np.asarray(array)
         tensor = object.__new__(cls)
-        tensor._init_fields(array, version_counter or VersionCounter())
+        tensor._data = array
+        tensor._version_counter = version_counter or VersionCounter()
+        tensor._grad_fn = None
+        tensor._requires_grad = False
         return tensor
-
-    def _init_fields(self, array, version_counter):
-        self._data = array
-        self._version_counter = version_counter
-        self._grad_fn = None
-        self._requires_grad = False
 
     @property
     def grad_fn(self):

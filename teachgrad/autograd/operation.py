@@ -18,6 +18,7 @@ import numpy as np
 from teachgrad import dtypes
 from teachgrad.autograd import grad_mode
 from teachgrad.autograd.graph import Node, SavedTensor
+from teachgrad.tensor import Tensor
 
 
 class Operation(Node):
@@ -27,28 +28,30 @@ class Operation(Node):
     # ---- forward: compute, save, wire ------------------------------------
     @classmethod
     def apply(cls, *inputs, **params):
-        from teachgrad.tensor import Tensor
-        arrays = cls._input_arrays(inputs)
+        """Run the op: ``forward`` on numpy, then, if a gradient is needed, wire a node."""
         node = cls._new_node(inputs)
-        result = node.forward(*arrays, **params)
+        result = node.forward(*cls._input_arrays(inputs), **params)
         node._inputs = None
-        if isinstance(result, tuple):
-            outputs = tuple(Tensor._make(r) for r in result)
-        else:
-            outputs = (Tensor._make(result),)
+        if result.__class__ is tuple:
+            outputs = tuple(map(Tensor._make, result))
+            if node._recording:
+                node._connect(inputs, outputs)
+            return outputs
+        output = Tensor._make(result)
         if node._recording:
-            node._connect(inputs, outputs)
-        return outputs if isinstance(result, tuple) else outputs[0]
+            node._connect(inputs, (output,))
+        return output
 
     @classmethod
     def _new_node(cls, inputs):
         node = cls.__new__(cls)
-        node._recording = grad_mode.is_grad_enabled() and any(t._requires_grad for t in inputs)
+        needs_input_grad = tuple([t._requires_grad for t in inputs])
+        node._recording = grad_mode.is_grad_enabled() and True in needs_input_grad
         node._inputs = inputs
         node._saved = {}
         if node._recording:
             Node.__init__(node)
-            node.needs_input_grad = tuple(t._requires_grad for t in inputs)
+            node.needs_input_grad = needs_input_grad
         else:
             node.needs_input_grad = (False,) * len(inputs)
         return node
@@ -56,6 +59,8 @@ class Operation(Node):
     @classmethod
     def _input_arrays(cls, inputs):
         arrays = [t._data for t in inputs]
+        if len(arrays) == 1 and cls.promote != "float":
+            return arrays
         if cls.promote == "common" and len(inputs) > 1:
             first = arrays[0].dtype
             if all(a.dtype == first for a in arrays):
@@ -78,8 +83,8 @@ class Operation(Node):
 
     def _connect(self, inputs, outputs):
         """Point the outputs at this node and this node at its inputs' nodes."""
-        self.next_functions = tuple(t._gradient_edge() for t in inputs)
-        self._input_metadata = tuple((t._data.shape, t.dtype) for t in inputs)
+        self.next_functions = tuple([t._gradient_edge() for t in inputs])
+        self._input_metadata = tuple([(t._data.shape, t.dtype) for t in inputs])
         self._num_outputs = len(outputs)
         for output_nr, out in enumerate(outputs):
             if out._data.dtype.kind == "f":
