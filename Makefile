@@ -57,7 +57,7 @@ test: setup
 
 # pytest exits 5 when it collects nothing: accepted only while tests/ has no test files.
 test-unit:
-	@$(BIN)/python -m pytest tests; rc=$$?; \
+	@$(BIN)/python -m pytest -n 2 tests; rc=$$?; \
 	if [ $$rc -eq 5 ] && [ -z "$$(find tests -name 'test_*.py' -o -name '*_test.py' 2>/dev/null)" ]; then \
 	  echo "No unit tests yet."; rc=0; \
 	fi; exit $$rc
@@ -66,7 +66,7 @@ test-unit:
 # (addresses, ipykernel's cell paths).  SVG drawings are left out of the comparison (their bytes
 # depend on graphviz's version); the text form of each drawing, text/plain, is compared.
 # --dist loadscope keeps each notebook's cells together, in one worker and one kernel.
-NBVAL_OPTS := -p teachgrad.course.nbval_plugin --nbval-skip-mime image/svg+xml \
+NBVAL_OPTS := -p teachgrad.course.nbval_plugin --nbval-skip-mime image/svg+xml --nbval-skip-mime text/html \
   --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg -n 2 --dist loadscope
 
 # Importing matplotlib once first builds its font cache, whose one-time notice on stderr would

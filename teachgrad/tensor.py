@@ -109,6 +109,8 @@ class Tensor:
     def requires_grad_(self, requires_grad=True):
         if requires_grad and not self.dtype.is_floating_point:    # PyTorch's wording differs here
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._grad_fn is not None:
+            return self           # a non-leaf already requires grad: nothing to change
         self.requires_grad = requires_grad
         return self
 
@@ -249,6 +251,12 @@ class Tensor:
         return (self[i] for i in range(self._data.shape[0]))
 
     __hash__ = object.__hash__
+
+    def __format__(self, spec):
+        """``f"{loss:.3f}"`` formats a one-number tensor like the number, as in PyTorch."""
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
 
     def __repr__(self):
         grad_fn = self.grad_fn.name() if self.grad_fn is not None else None

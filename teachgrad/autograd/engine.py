@@ -50,7 +50,7 @@ def run_backward(task, on_node_run=None):
     ready = []
     for node in set(roots):
         if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+            heapq.heappush(ready, (-node._sequence_number, id(node), node))
     with grad_mode.set_grad_enabled(task.create_graph):
         while ready:
             _, _, node = heapq.heappop(ready)
@@ -65,7 +65,7 @@ def run_backward(task, on_node_run=None):
                     add_to_buffer(buffers, next_node, input_nr, grad)
                 dependencies[next_node] -= 1
                 if dependencies[next_node] == 0:
-                    heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+                    heapq.heappush(ready, (-next_node._sequence_number, id(next_node), next_node))
     return task
 
 
@@ -136,6 +136,8 @@ def run_node(task, node, grads):
             return nothing      # this branch leads to none of the requested inputs
     try:
         grads_out = node(*grads)
+        if not isinstance(grads_out, tuple):      # a node with one input returns one tensor
+            grads_out = (grads_out,)
         grads_out = validate_outputs(node, grads_out)
         if anomaly.is_anomaly_enabled():
             anomaly.check_for_nan(node, grads_out)
@@ -168,13 +170,25 @@ def call_tensor_pre_hooks(node, grads):
 
 
 def _call_hooks(hooks, grad):
+    """Tensor hooks in order; each may replace the gradient by one of the same size and type."""
     for hook in list(hooks):
         if grad is None:
             break
         replaced = hook(grad)
         if replaced is not None:
+            _check_hook_result(hook, grad, replaced)
             grad = replaced
     return grad
+
+
+def _check_hook_result(hook, grad, replaced):
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if replaced.shape != grad.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if replaced.dtype is not grad.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"teachgrad.{grad.dtype.legacy_name} got "
+                           f"teachgrad.{replaced.dtype.legacy_name})")
 
 
 def deliver_input_grads(task, node, grads):
@@ -206,7 +220,7 @@ def validate_outputs(node, grads_out):
         if grad._data.shape == shape and grad._data.dtype == dtype.numpy:
             continue
         if grad._data.shape != shape:
-            if not _expandable(shape, grad.shape):
+            if not is_expandable_to(shape, grad.shape):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
                                    f"{i} - got {list(grad.shape)} but expected shape compatible "
                                    f"with {list(shape)}")
@@ -217,7 +231,7 @@ def validate_outputs(node, grads_out):
     return grads_out
 
 
-def _expandable(shape, target):
+def is_expandable_to(shape, target):
     """Can a tensor of ``shape`` be broadcast (expanded) to ``target``?"""
     if len(shape) > len(target):
         return False

@@ -57,12 +57,16 @@ class Node:
 
     def __init__(self):
         self.next_functions = ()
-        self._sequence_nr = next(_sequence_numbers)
+        self._sequence_number = next(_sequence_numbers)   # creation order
         self._input_metadata = ()      # (shape, dtype) of each input, to check gradients
         self._forward_trace = anomaly.forward_trace()
 
     def name(self):
         return type(self).__name__
+
+    def _sequence_nr(self):
+        """The node's creation number: among ready nodes, the engine runs the highest first."""
+        return self._sequence_number
 
     def __call__(self, *grad_outputs):
         """Run this node's backward: one gradient per output in, one per input edge out."""
@@ -113,7 +117,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         super().__init__()
-        self._sequence_nr = sys.maxsize   # as in PyTorch: run as soon as it is ready
+        self._sequence_number = sys.maxsize   # as in PyTorch: run as soon as it is ready
         self.variable = variable
         self._input_metadata = ((variable.shape, variable.dtype),)
 

@@ -30,8 +30,7 @@ class Operation(Node):
     def apply(cls, *inputs, **params):
         """Run the op: ``forward`` on numpy, then, if a gradient is needed, wire a node."""
         node = cls._new_node(inputs)
-        result = node.forward(*cls._input_arrays(inputs), **params)
-        node._inputs = None
+        result = node._forward_checked(cls._input_arrays(inputs), params)
         if result.__class__ is tuple:
             outputs = tuple(map(Tensor._make, result))
             if node._recording:
@@ -72,6 +71,17 @@ class Operation(Node):
                     for a in arrays]
         return arrays
 
+    def _forward_checked(self, arrays, params):
+        """``forward``, with numpy's broadcasting error turned into PyTorch's."""
+        try:
+            return self.forward(*arrays, **params)
+        except ValueError as error:
+            if "broadcast" not in str(error):
+                raise
+            raise RuntimeError(broadcast_error_message([a.shape for a in arrays])) from None
+        finally:
+            self._inputs = None
+
     def save(self, name):
         """Keep an input (by its PyTorch name) or the ``"result"`` for backward."""
         if self._recording:
@@ -102,8 +112,7 @@ class Operation(Node):
         inputs = (target, *others)
         arrays = cls._input_arrays(inputs)
         node = cls._new_node(inputs)
-        result = node.forward(*arrays, **params)
-        node._inputs = None
+        result = node._forward_checked(arrays, params)
         if node._recording and "self" in node._saved:
             # backward needs the old value of the target, which we are about to overwrite
             node._saved["self"] = SavedTensor(target.detach().clone())
@@ -115,7 +124,10 @@ class Operation(Node):
     # ---- backward ----------------------------------------------------------
     def __call__(self, *grad_outputs):
         grads = self.backward(*grad_outputs)
-        return grads if isinstance(grads, tuple) else (grads,)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        # no gradient for an input that needs none (the formula may have computed one anyway)
+        grads = tuple(g if needed else None for g, needed in zip(grads, self.needs_input_grad))
+        return grads[0] if len(grads) == 1 else grads     # as PyTorch: one input, one tensor
 
     def __getattr__(self, name):
         """``node._saved_other`` unpacks (and version-checks) a saved tensor;
@@ -125,13 +137,28 @@ class Operation(Node):
             return saved[name[7:]].unpack(self)
         if name.startswith("_raw_saved_") and name[11:] in saved:
             return saved[name[11:]]
+        if name.startswith("_saved_") and (name[7:] in self.input_names or name == "_saved_result"):
+            return None      # an input this node did not need to keep (as in PyTorch)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self):
         names = [f"_saved_{key}" for key in self._saved] + [f"_raw_saved_{key}" for key in self._saved]
-        return sorted(set(super().__dir__()) | set(names))
+        internal = {"_saved", "_inputs", "_recording"}
+        return sorted(set(super().__dir__()) - internal | set(names))
 
     def release_saved(self):
         for saved in self._saved.values():
             saved.free()
 
+
+def broadcast_error_message(shapes):
+    """PyTorch's words for shapes that cannot be broadcast together."""
+    a, b = shapes[0], shapes[1] if len(shapes) > 1 else ()
+    ndim = max(len(a), len(b))
+    for dim in range(ndim - 1, -1, -1):
+        size_a = a[dim - ndim + len(a)] if dim - ndim + len(a) >= 0 else 1
+        size_b = b[dim - ndim + len(b)] if dim - ndim + len(b) >= 0 else 1
+        if size_a != size_b and 1 not in (size_a, size_b):
+            return (f"The size of tensor a ({size_a}) must match the size of tensor b "
+                    f"({size_b}) at non-singleton dimension {dim}")
+    return f"shapes {[list(s) for s in shapes]} cannot be broadcast together"

@@ -124,6 +124,7 @@ class CopySlices(Node):
         result = grad.clone()
         grad_slice = self.view_replay(result)
         fn_grads = self.fn(grad_slice.clone())
+        fn_grads = fn_grads if isinstance(fn_grads, tuple) else (fn_grads,)
         if fn_grads[0] is None:
             grad_slice.zero_()
         else:

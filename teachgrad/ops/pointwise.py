@@ -506,6 +506,8 @@ def _compare(numpy_function):
     return compare
 
 
+floor_divide = _compare(np.floor_divide)    # not differentiable: results without a graph
+remainder = _compare(np.remainder)
 eq = _compare(np.equal)
 ne = _compare(np.not_equal)
 lt = _compare(np.less)

@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from teachgrad.autograd.engine import is_expandable_to
 from teachgrad.autograd.operation import Operation
 from teachgrad.tensor import Tensor
 
@@ -225,7 +226,7 @@ def where_nonzero(t):
 
 # ---- the functions and methods ---------------------------------------------------
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    if dim is None:
+    if dim is None or dim == () or dim == []:      # PyTorch: an empty dim list sums everything
         return SumBackward0.apply(input, dtype=dtype)
     return SumBackward1.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim,
                               dtype=dtype)
@@ -237,7 +238,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {input.dtype.legacy_name[:-6]}")
-    if dim is None:
+    if dim is None or dim == () or dim == []:
         return MeanBackward0.apply(input)
     return MeanBackward1.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim)
 
@@ -339,6 +340,9 @@ def norm(input, p="fro", dim=None, keepdim=False):
 def sum_to_size(input, *size):
     """Sum a broadcast gradient back down to ``size`` (leading dims and dims of size 1)."""
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if not is_expandable_to(shape, input.shape):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size "
+                           f"{{{list(input.shape)}}}.")
     extra = input.ndim - len(shape)
     dims = tuple(range(extra)) + tuple(
         extra + i for i, s in enumerate(shape) if s == 1 and input.shape[extra + i] != 1)

@@ -5,7 +5,7 @@ graph. Each backward node (except AccumulateGrad) is one operation; the tensor
 it made is its output; a leaf that requires grad is ``AccumulateGrad.variable``;
 an input that needs no grad appears only as ``(None, 0)`` in ``next_functions``
 and is drawn as a dashed leaf, named when the operation saved it. Operations
-are listed in the order they ran (their creation order, ``_sequence_nr``).
+are listed in the order they ran (their creation order, ``_sequence_nr()``).
 """
 from teachgrad.autograd.graph import AccumulateGrad
 from teachgrad.viz import labels, naming
@@ -49,7 +49,7 @@ class ForwardScene(Scene):
             if root.grad_fn is None:
                 self._leaf_input(root, root._gradient_edge()[0] if root.requires_grad else None)
         operations = [node for node in graph.nodes if not isinstance(node, AccumulateGrad)]
-        for number, node in enumerate(sorted(operations, key=lambda n: n._sequence_nr)):
+        for number, node in enumerate(sorted(operations, key=lambda n: n._sequence_number)):
             self._add_operation(f"f{number}", node)
         if graph.hidden:
             self.box(self.summary_id, "summary", [Row(f"… {graph.hidden:,} more nodes")])

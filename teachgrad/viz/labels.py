@@ -74,6 +74,7 @@ def node_title(node):
 def operation_name(node):
     """The forward operation a backward node records: ``MulBackward0`` -> ``mul``."""
     base = re.sub(r"Backward\d*$", "", node_title(node))
+    base = re.sub(r"(\d)D", r"\1d", base)            # MaxPool2D... -> max_pool2d_...
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
 
 
