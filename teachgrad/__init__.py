@@ -28,6 +28,7 @@ from teachgrad.ops.shape import (cat, chunk, expand, flatten, narrow, permute, r
                                  split, squeeze, stack, t, transpose, unbind, unsqueeze)
 from teachgrad.printing import set_printoptions
 from teachgrad.tensor import Size, Tensor
+from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)
 
 half, double, long, int, float = float16, float64, int64, int32, float32
 clip = clamp

@@ -325,10 +325,20 @@ class Tensor:
         return node
 
     def _accumulate_grad(self, grad):
-        """Add an incoming gradient into ``.grad`` (AccumulateGrad's one job)."""
+        """Add an incoming gradient into ``.grad`` (AccumulateGrad's one job).
+
+        The first gradient is kept as it is, without a copy, when nobody else can hold
+        it: the engine gives every edge its own tensor, so only a hook on this leaf
+        (which saw it) or read-only memory (a broadcast) forces a copy. PyTorch
+        "steals" the gradient in the same situation.
+        """
         building_graph = grad_mode.is_grad_enabled()
         if self._grad is None:
-            self._grad = grad if building_graph else Tensor._make(grad._data.copy())
+            if building_graph:
+                self._grad = grad
+            else:
+                private = grad._data.flags.writeable and not self._hooks
+                self._grad = Tensor._make(grad._data if private else grad._data.copy())
         elif building_graph or self._grad._requires_grad:
             self._grad = self._grad + grad
         else:

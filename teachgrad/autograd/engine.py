@@ -58,10 +58,14 @@ def run_backward(task, on_node_run=None):
             grads_out = run_node(task, node, grads_in)
             if on_node_run is not None:
                 on_node_run(node, grads_in, grads_out)
+            sent = set()
             for (next_node, input_nr), grad in zip(node.next_functions, grads_out):
                 if next_node is None:
                     continue
                 if grad is not None:
+                    if id(grad) in sent and not task.create_graph:
+                        grad = grad.clone()    # every edge gets its own tensor (see _accumulate_grad)
+                    sent.add(id(grad))
                     add_to_buffer(buffers, next_node, input_nr, grad)
                 dependencies[next_node] -= 1
                 if dependencies[next_node] == 0:

@@ -25,6 +25,8 @@ def _root_gradients(outputs, grad_outputs):
         elif grad.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {grad.shape} "
                                f"and output[{i}] has a shape of {out.shape}.")
+        elif not grad.requires_grad:
+            grad = grad.detach().clone()     # the caller keeps theirs; the engine gets its own
         grads.append(grad)
     for i, out in enumerate(outputs):
         if not out.requires_grad:

@@ -244,7 +244,7 @@ class SignBackward0(Operation):
 class ReluBackward0(Operation):
     def forward(self, a):
         self.save("result")
-        return np.maximum(a, 0)
+        return np.maximum(a, a.dtype.type(0))     # a zero of a's own dtype: no conversion
 
     def backward(self, grad):
         return ThresholdBackwardBackward0.apply(grad, self._saved_result, threshold=0)
@@ -256,7 +256,7 @@ class ThresholdBackwardBackward0(Operation):
 
     def forward(self, grad, output, threshold):
         self._mask = output > threshold
-        return np.where(self._mask, grad, 0).astype(grad.dtype, copy=False)
+        return grad * self._mask
 
     def backward(self, grad):
         grad_grad_output = grad * Tensor._make(self._mask) if self.needs_input_grad[0] else None

@@ -1,0 +1,454 @@
+"""``teachgrad.nn.functional``: layers and losses as plain functions, as ``torch.nn.functional``.
+
+Each function checks its arguments first, raising PyTorch's errors before
+anything is computed, then calls one primitive of ``teachgrad/ops/nn_ops.py``
+or composes existing operations (``l1_loss`` is ``(input - target).abs().mean()``,
+``cross_entropy`` is ``nll_loss(log_softmax(input))``).
+"""
+import warnings
+
+import numpy as np
+
+from teachgrad import dtypes, random
+from teachgrad.ops import linalg, nn_ops, pointwise, reduction
+from teachgrad.ops.nn_ops import (BinaryCrossEntropyBackward0,
+                                  BinaryCrossEntropyWithLogitsBackward0, ConvolutionBackward0,
+                                  MaxPool2DWithIndicesBackward0, NllLoss2DBackward0,
+                                  NllLossBackward0)
+from teachgrad.tensor import Tensor
+
+
+def _pair(value):
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+def _type_name(tensor):
+    """PyTorch's short name of a dtype in messages: "Float", "Double", "Long"."""
+    return tensor.dtype.legacy_name[:-len("Tensor")]
+
+
+def _constant(array):
+    """A tensor that needs no gradient, standing in for an argument left out (a bias of None)."""
+    return Tensor._make(array)
+
+
+# ---- linear layers ---------------------------------------------------------------------
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias. With a bias, the rows of input go through one addmm
+    (AddmmBackward0, as in PyTorch); without, it is a matmul."""
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
+    if input.dtype is not weight.dtype and bias is None:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_type_name(input).lower()} != {_type_name(weight).lower()}")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{_type_name(input)} and {_type_name(weight)}")
+    if bias is None:
+        return linalg.matmul(input, weight.t())
+    if input.ndim == 2:
+        return linalg.addmm(bias, input, weight.t())
+    rows = input.reshape(-1, input.shape[-1])
+    return linalg.addmm(bias, rows, weight.t()).view(*input.shape[:-1], weight.shape[0])
+
+
+def _check_window_args(stride, padding, dilation):
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """A 2-d convolution of (N, C, H, W) or (C, H, W) input with (O, C, KH, KW) weight."""
+    if groups != 1:
+        raise NotImplementedError("teachgrad's conv2d supports groups=1 only")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+                           f"input of size: {list(input.shape)}")
+    if input.ndim == 3:
+        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation).squeeze(0)
+    stride, dilation = _pair(stride), _pair(dilation)
+    padding = _padding_of(padding, weight.shape[2:], stride, dilation)
+    _check_window_args(stride, padding, dilation)
+    out_channels, in_channels = weight.shape[:2]
+    if input.shape[1] != in_channels:
+        raise RuntimeError(f"Given groups=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(input.shape)} to have {in_channels} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    if bias is not None and bias.shape != (out_channels,):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {out_channels} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    for other, name in ((bias, "bias"), (weight, "weight")):
+        if other is not None and other.dtype is not input.dtype:
+            raise RuntimeError(f"Input type ({_type_name(input).lower()}) and {name} type "
+                               f"({_type_name(other).lower()}) should be the same")
+    padded = [size + 2 * p for size, p in zip(input.shape[2:], padding)]
+    kernel = [d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation)]
+    if any(k > size for k, size in zip(kernel, padded)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x "
+                           f"{padded[1]}). Kernel size: ({kernel[0]} x {kernel[1]}). Kernel size "
+                           "can't be greater than actual input size")
+    if bias is None:
+        bias = _constant(np.zeros(out_channels, dtype=weight._data.dtype))
+    return ConvolutionBackward0.apply(input, weight, bias, stride=stride, padding=padding,
+                                      dilation=dilation)
+
+
+def _padding_of(padding, kernel_size, stride, dilation):
+    """Padding as a pair; "valid" is none, "same" keeps the image size (stride 1)."""
+    if not isinstance(padding, str):
+        return _pair(padding)
+    if padding not in ("same", "valid"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if padding == "valid":
+        return (0, 0)
+    if stride != (1, 1):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    totals = [d * (k - 1) for k, d in zip(kernel_size, dilation)]
+    if any(total % 2 for total in totals):
+        raise NotImplementedError("teachgrad supports padding='same' only when it is the same "
+                                  "on both sides (odd kernel sizes)")
+    return tuple(total // 2 for total in totals)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Every window of a (N, C, H, W) image as a column: (N, C * KH * KW, number of windows)."""
+    return nn_ops.unfold(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The adjoint of unfold: columns added back into (N, C, H, W) images."""
+    return nn_ops.fold(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+                       _pair(padding), _pair(stride))
+
+
+# ---- pooling ------------------------------------------------------------------------
+def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """Check a pooling call as PyTorch does; return the geometry as pairs."""
+    if ceil_mode:
+        raise NotImplementedError("teachgrad's pooling supports ceil_mode=False only")
+    if input.ndim not in (3, 4) or input.numel() == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    kernel_size = _pair(kernel_size)
+    stride = kernel_size if stride is None or stride == [] else _pair(stride)
+    padding, dilation = _pair(padding), _pair(dilation)
+    for k, p, d in zip(kernel_size, padding, dilation):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    out = nn_ops.output_shape(input.shape[-2:], kernel_size, stride, padding, dilation)
+    if min(out) < 1:
+        channels, height, width = input.shape[-3:]
+        raise RuntimeError(f"Given input size: ({channels}x{height}x{width}). Calculated output "
+                           f"size: ({channels}x{out[0]}x{out[1]}). Output size is too small")
+    return dict(kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The largest value of each window. With ``return_indices``, also where each one was,
+    as an index into the flattened H * W plane of the input."""
+    geometry = _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return MaxPool2DWithIndicesBackward0.apply(input, return_indices=return_indices, **geometry)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window (with ``count_include_pad``, the padding counts as zeros)."""
+    geometry = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode)
+    del geometry["dilation"]
+    return nn_ops.AvgPool2DBackward0.apply(input, count_include_pad=count_include_pad,
+                                           divisor_override=divisor_override, **geometry)
+
+
+# ---- activations ---------------------------------------------------------------------
+def relu(input, inplace=False):
+    return input.relu_() if inplace else pointwise.relu(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return nn_ops.LeakyReluBackward1.apply_inplace(input, negative_slope=negative_slope)
+    return nn_ops.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
+
+
+def sigmoid(input):
+    return pointwise.sigmoid(input)
+
+
+def tanh(input):
+    return pointwise.tanh(input)
+
+
+def _softmax_dim(name, ndim, dim):
+    """PyTorch's old rule when no dim is given (with its warning)."""
+    if dim is not None:
+        return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, dtype=None):
+    return reduction.softmax(input, _softmax_dim("softmax", input.ndim, dim), dtype=dtype)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    return reduction.log_softmax(input, _softmax_dim("log_softmax", input.ndim, dim), dtype=dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p).
+
+    The mask is drawn as PyTorch draws it (a Bernoulli(1 - p) sample), so it is
+    the same after the same ``manual_seed``. With p = 0 or outside training the
+    input itself is returned.
+    """
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    dtype = input._data.dtype
+    if p == 1:
+        mask = np.zeros((), dtype=dtype)
+    else:
+        mask = random.bernoulli(input.shape, 1 - p, dtype=dtype) / dtype.type(1 - p)
+    mask = _constant(mask)
+    return input.mul_(mask) if inplace else input * mask
+
+
+# ---- normalisation, embedding, padding ----------------------------------------------
+def check_batch_norm_input(input, running_mean, training):
+    """PyTorch's checks of a batch norm call (made before the module counts the batch)."""
+    channels = input.shape[1] if input.ndim > 1 else 1
+    if training and input.numel() // channels == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {input.shape}")
+    if running_mean is None and not training:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    if running_mean is not None and running_mean.numel() != channels:
+        raise RuntimeError(f"running_mean should contain {channels} elements not "
+                           f"{running_mean.numel()}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) with the batch's statistics (training) or the running
+    ones; in training the running statistics are updated in place."""
+    check_batch_norm_input(input, running_mean, training)
+    channels, dtype = input.shape[1], input._data.dtype
+    weight = _constant(np.ones(channels, dtype=dtype)) if weight is None else weight
+    bias = _constant(np.zeros(channels, dtype=dtype)) if bias is None else bias
+    return nn_ops.NativeBatchNormBackward0.apply(
+        input, weight, bias, training=training, momentum=momentum, eps=eps,
+        running_mean=None if running_mean is None else running_mean._data,
+        running_var=None if running_var is None else running_var._data)
+
+
+def embedding(input, weight, padding_idx=None):
+    """Rows of ``weight`` picked by the integer tensor ``input``."""
+    if input.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {input.type()} instead "
+                           f"(while checking arguments for embedding)")
+    indices = input._data
+    if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return nn_ops.EmbeddingBackward0.apply(weight, indices=indices, padding_idx=padding_idx)
+
+
+def one_hot(tensor, num_classes=-1):
+    """(..., ) class indices -> (..., num_classes) rows of 0 and 1 (int64, no gradient)."""
+    if tensor.dtype is not dtypes.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    labels = tensor._data
+    if labels.size and labels.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(labels.max()) + 1 if labels.size else 0
+    elif labels.size and labels.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((labels[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last dimensions: ``pad = (left, right, top, bottom, ...)``; negative crops."""
+    if mode != "constant":
+        raise NotImplementedError("teachgrad's pad supports mode='constant' only")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the "
+                           f"input dimension but got padding length {len(pad)} and input of "
+                           f"dimension {input.ndim}")
+    return nn_ops.ConstantPadNdBackward0.apply(input, pad=tuple(pad),
+                                               value=0 if value is None else value)
+
+
+# ---- losses -------------------------------------------------------------------------
+def _check_reduction(reduction):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _warn_if_broadcast(input, target):
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.",
+                      UserWarning, stacklevel=3)
+        _check_broadcastable(input.shape, target.shape)
+
+
+def _check_broadcastable(a, b):
+    for i, (x, y) in enumerate(zip(reversed(a), reversed(b))):
+        if x != y and 1 not in (x, y):
+            dim = max(len(a), len(b)) - 1 - i
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {dim}")
+
+
+def mse_loss(input, target, *, reduction="mean"):
+    """The mean (or sum) of the squared differences."""
+    _check_reduction(reduction)
+    _warn_if_broadcast(input, target)
+    return nn_ops.MseLossBackward0.apply(input, target, reduction=reduction)
+
+
+def l1_loss(input, target, *, reduction="mean"):
+    """The mean (or sum) of the absolute differences, built from sub, abs and mean."""
+    _check_reduction(reduction)
+    _warn_if_broadcast(input, target)
+    losses = (input - target).abs()
+    if reduction == "none":
+        return losses
+    return losses.mean() if reduction == "mean" else losses.sum()
+
+
+def _float_target(target, input):
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"Found dtype {_type_name(target)} but expected {_type_name(input)}")
+
+
+def _weight_array(weight, shape):
+    return None if weight is None else np.broadcast_to(weight._data, shape)
+
+
+def binary_cross_entropy(input, target, weight=None, *, reduction="mean"):
+    """-(t log p + (1 - t) log(1 - p)); p must lie in [0, 1]."""
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    _float_target(target, input)
+    return BinaryCrossEntropyBackward0.apply(input, target, reduction=reduction,
+                                             weight=_weight_array(weight, input.shape))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, *, reduction="mean",
+                                     pos_weight=None):
+    """Binary cross-entropy of sigmoid(input), computed without overflow. ``pos_weight``
+    (one per class) multiplies the loss of the positive targets."""
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_type_name(target)}")
+    return BinaryCrossEntropyWithLogitsBackward0.apply(
+        input, target, reduction=reduction, weight=_weight_array(weight, input.shape),
+        pos_weight=_weight_array(pos_weight, input.shape))
+
+
+def _check_class_target(input, target):
+    if target.dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_type_name(target)}")
+    if input.ndim > 1 and target.ndim > 0 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    if input.ndim <= 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+
+
+def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean"):
+    """Minus the input at each sample's target class (input holds log-probabilities)."""
+    _check_reduction(reduction)
+    _check_class_target(input, target)
+    arguments = dict(weight=None if weight is None else weight._data, reduction=reduction,
+                     ignore_index=ignore_index)
+    if input.ndim <= 2:
+        return NllLossBackward0.apply(input, target=target._data, **arguments)
+    if input.ndim == 4:
+        return NllLoss2DBackward0.apply(input, target=target._data, **arguments)
+    batch, classes = input.shape[:2]        # other shapes go through the 4-d case, as in PyTorch
+    flat_input = input.contiguous().view(batch, classes, 1, -1)
+    flat_target = target._data.reshape(batch, 1, -1)
+    losses = NllLoss2DBackward0.apply(flat_input, target=flat_target, **arguments)
+    return losses.view(batch, *input.shape[2:]) if reduction == "none" else losses
+
+
+def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    """nll_loss of log_softmax(input) for class indices; for class probabilities (a float
+    target shaped like input), minus the sum of target * log_softmax(input)."""
+    _check_reduction(reduction)
+    class_dim = 0 if input.ndim == 1 else 1
+    log_probs = log_softmax(input, class_dim)
+    if target.dtype.is_floating_point and target.shape == input.shape:
+        return _cross_entropy_with_probabilities(log_probs, target, weight, class_dim,
+                                                 reduction, label_smoothing)
+    loss = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0:
+        return loss
+    return _smooth(loss, log_probs, target, weight, class_dim, ignore_index, reduction,
+                   label_smoothing)
+
+
+def _class_weight(weight, ndim, class_dim):
+    """The per-class weight shaped to broadcast along the class dimension."""
+    return weight.view([-1 if d == class_dim else 1 for d in range(ndim)])
+
+
+def _smooth(loss, log_probs, target, weight, class_dim, ignore_index, reduction, smoothing):
+    """Label smoothing: mix the loss with the mean of -log p over all classes, as PyTorch's
+    ``cross_entropy_loss_label_smoothing`` does, node for node."""
+    classes = log_probs.shape[class_dim]
+    ignored = target._data == ignore_index
+    if weight is not None:
+        log_probs = log_probs * _class_weight(weight, log_probs.ndim, class_dim)
+    smooth_loss = nn_ops.MaskedFillBackward0.apply(-log_probs.sum(class_dim), mask=ignored,
+                                                   value=0.0)
+    if reduction == "mean":
+        counted = (~ignored).sum() if weight is None else \
+            weight._data[target._data[~ignored]].sum()
+        smooth_loss = smooth_loss.sum() / _constant(np.asarray(counted))
+    elif reduction == "sum":
+        smooth_loss = smooth_loss.sum()
+    return nn_ops.MulBackward1.apply(loss, other=1 - smoothing) + \
+        nn_ops.MulBackward1.apply(smooth_loss, other=smoothing / classes)
+
+
+def _cross_entropy_with_probabilities(log_probs, target, weight, class_dim, reduction,
+                                      smoothing):
+    classes = log_probs.shape[class_dim]
+    if smoothing > 0:
+        target = target * (1 - smoothing) + smoothing / classes
+    products = log_probs * target
+    if weight is not None:
+        products = products * _class_weight(weight, log_probs.ndim, class_dim)
+    if reduction == "none":
+        return -products.sum(class_dim)
+    if reduction == "sum":
+        return -products.sum()
+    batch = log_probs.numel() // classes if log_probs.ndim > 1 else 1
+    return nn_ops.DivBackward1.apply(-products.sum(), other=batch)

@@ -1,0 +1,310 @@
+"""The layers: each one keeps its settings and parameters, and ``forward`` calls
+the matching function of ``teachgrad.nn.functional``.
+
+Weights start as PyTorch's do (``reset_parameters``), so ``manual_seed(0)``
+followed by ``Linear(3, 2)`` gives the same numbers as in PyTorch.
+"""
+import math
+
+from teachgrad import creation, dtypes
+from teachgrad.nn import functional as F
+from teachgrad.nn import init
+from teachgrad.nn.module import Module
+from teachgrad.nn.parameter import Parameter
+
+
+def _pair(value):
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+def _init_weight_and_bias(weight, bias):
+    """PyTorch's default for Linear and Conv2d: kaiming-uniform weight with a = sqrt(5),
+    which draws from U(-1/sqrt(fan_in), 1/sqrt(fan_in)); the bias from the same range."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
+
+
+class Linear(Module):
+    """y = x W^T + b, with W shaped (out_features, in_features)."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))
+        self.bias = Parameter(creation.empty(out_features, dtype=dtype)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _init_weight_and_bias(self.weight, self.bias)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Conv2d(Module):
+    """A 2-d convolution (cross-correlation, as in PyTorch) with a bias per output channel."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if groups != 1 or padding_mode != "zeros":
+            raise NotImplementedError("teachgrad's Conv2d supports groups=1 and "
+                                      "padding_mode='zeros' only")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string '{padding}', should be one of "
+                             "{'same', 'valid'}")
+        if padding == "same" and _pair(stride) != (1, 1):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation = _pair(dilation)
+        self.groups, self.padding_mode = groups, padding_mode
+        self.weight = Parameter(creation.empty(out_channels, in_channels, *self.kernel_size,
+                                               dtype=dtype))
+        self.bias = Parameter(creation.empty(out_channels, dtype=dtype)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _init_weight_and_bias(self.weight, self.bias)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
+
+    def extra_repr(self):
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            text += f", dilation={self.dilation}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
+
+
+class MaxPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class ReLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class Sigmoid(Module):
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    def forward(self, input):
+        return F.tanh(input)
+
+
+class Softmax(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Identity(Module):
+    """Returns its input unchanged (the very same tensor)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Dropout(Module):
+    """In training, zeroes each element with probability p and scales the rest by 1/(1-p);
+    in evaluation (``model.eval()``) it returns its input."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class _BatchNorm(Module):
+    """Normalises each channel over the batch (and the spatial positions).
+
+    In training, it uses the batch's statistics and updates the running ones
+    (``running_mean``, ``running_var``: buffers, saved in the state_dict); in
+    evaluation it uses the running ones. ``momentum=None`` makes the running
+    statistics a plain average over all batches seen.
+    """
+    expected_dims = ()
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats, self.use_bias = affine, track_running_stats, bias
+        self.weight = Parameter(creation.empty(num_features, dtype=dtype)) if affine else None
+        self.bias = Parameter(creation.empty(num_features, dtype=dtype)) if affine and bias \
+            else None
+        statistics = {"running_mean": None, "running_var": None, "num_batches_tracked": None}
+        if track_running_stats:
+            statistics = {"running_mean": creation.empty(num_features, dtype=dtype),
+                          "running_var": creation.empty(num_features, dtype=dtype),
+                          "num_batches_tracked": creation.tensor(0, dtype=dtypes.int64)}
+        for name, value in statistics.items():
+            self.register_buffer(name, value)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        if input.ndim not in self.expected_dims:
+            raise ValueError(f"expected {self.expected_dims_text} input (got {input.ndim}D input)")
+        running = self.track_running_stats and self.running_mean is not None
+        use_batch_stats = self.training or not running
+        F.check_batch_norm_input(input, self.running_mean if running else None, use_batch_stats)
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and running:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                momentum = 1.0 / float(self.num_batches_tracked)
+        return F.batch_norm(input, self.running_mean if running else None,
+                            self.running_var if running else None, self.weight, self.bias,
+                            use_batch_stats, momentum, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.use_bias and self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """For (N, C) or (N, C, L) inputs."""
+    expected_dims, expected_dims_text = (2, 3), "2D or 3D"
+
+
+class BatchNorm2d(_BatchNorm):
+    """For (N, C, H, W) images."""
+    expected_dims, expected_dims_text = (4,), "4D"
+
+
+class Embedding(Module):
+    """A lookup table: row ``i`` of ``weight`` is the vector of token ``i``."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, device=None,
+                 dtype=None):
+        super().__init__()
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx += num_embeddings
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = padding_idx
+        self.weight = Parameter(creation.empty(num_embeddings, embedding_dim, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            init.zeros_(self.weight[self.padding_idx])
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self):
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        return text + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")

@@ -1,0 +1,579 @@
+"""The primitives of neural networks: convolution, pooling, batch norm, losses, embedding.
+
+Each class is one node type, named as PyTorch names it; ``forward`` computes on
+numpy arrays, ``backward`` is written with teachgrad operations (so it can be
+differentiated again). ``teachgrad.nn.functional`` checks the arguments and
+calls these; read that module first.
+
+Convolution and pooling look at *windows*: ``windows`` returns every
+kernel-sized window of an image as a numpy view, without copying or looping
+over pixels. A convolution is then one matrix product of the flattened weight
+with the unfolded windows (im2col), and its gradient is made of the same two
+pieces: ``fold`` (col2im), the adjoint of ``unfold``, adds columns back into
+an image.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from teachgrad.autograd.operation import Operation
+from teachgrad.ops.indexing import EmbedBackward
+from teachgrad.ops.pointwise import where
+from teachgrad.tensor import Tensor
+
+
+# ---- windows: the geometry shared by convolution and pooling ------------------------
+def output_shape(image_size, kernel_size, stride, padding, dilation):
+    """How many windows fit along each of the two image dimensions."""
+    return tuple((size + 2 * p - d * (k - 1) - 1) // s + 1 for size, k, s, p, d in
+                 zip(image_size, kernel_size, stride, padding, dilation))
+
+
+def pad_image(x, padding, value=0.0):
+    """Pad the last two dimensions of ``x`` by ``padding = (rows, columns)`` on both sides."""
+    rows, columns = padding
+    if rows == columns == 0:
+        return x
+    height, width = x.shape[-2:]
+    padded = np.full(x.shape[:-2] + (height + 2 * rows, width + 2 * columns), value,
+                     dtype=x.dtype)
+    padded[..., rows:rows + height, columns:columns + width] = x
+    return padded
+
+
+def windows(x, kernel_size, stride, dilation):
+    """Every window of the last two dimensions: a view shaped (..., KH, KW, OH, OW), no copy."""
+    span = [d * (k - 1) + 1 for k, d in zip(kernel_size, dilation)]
+    view = sliding_window_view(x, span, axis=(-2, -1))   # (..., H', W', span_h, span_w)
+    view = view[..., ::stride[0], ::stride[1], ::dilation[0], ::dilation[1]]
+    return np.moveaxis(view, (-2, -1), (-4, -3))
+
+
+def kernel_views(image, kernel_size, stride, dilation, out_shape):
+    """For each position (i, j) of the kernel, in order, the strided view (..., OH, OW) of
+    ``image`` that this position sees across all windows (no copy)."""
+    (out_h, out_w), (stride_h, stride_w) = out_shape, stride
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            top, left = i * dilation[0], j * dilation[1]
+            yield image[..., top:top + stride_h * (out_h - 1) + 1:stride_h,
+                        left:left + stride_w * (out_w - 1) + 1:stride_w]
+
+
+def add_windows(columns, image_shape, stride, dilation):
+    """The adjoint of ``windows``: add each window's values back where they were taken from.
+
+    ``columns`` is shaped (..., KH, KW, OH, OW). The loop runs over the kernel's
+    KH * KW positions; each step is one strided add over all windows at once.
+    """
+    image = np.zeros(image_shape, dtype=columns.dtype)
+    kernel_h, kernel_w, out_h, out_w = columns.shape[-4:]
+    views = kernel_views(image, (kernel_h, kernel_w), stride, dilation, (out_h, out_w))
+    for k, view in enumerate(views):
+        view += columns[..., k // kernel_w, k % kernel_w, :, :]
+    return image
+
+
+def im2col(x, kernel_size, dilation, padding, stride):
+    """(..., C, H, W) -> (..., C * KH * KW, OH * OW): one column per window position."""
+    columns = windows(pad_image(x, padding), kernel_size, stride, dilation)
+    *lead, channels, kernel_h, kernel_w, out_h, out_w = columns.shape
+    return columns.reshape(*lead, channels * kernel_h * kernel_w, out_h * out_w)
+
+
+class WindowOperation(Operation):
+    """An operation on windows: keeps the window geometry under PyTorch's attribute names."""
+
+    def keep_geometry(self, kernel_size, stride, padding, dilation):
+        self._saved_kernel_size, self._saved_stride = kernel_size, stride
+        self._saved_padding, self._saved_dilation = padding, dilation
+
+    def geometry(self):
+        return dict(kernel_size=self._saved_kernel_size, dilation=self._saved_dilation,
+                    padding=self._saved_padding, stride=self._saved_stride)
+
+
+class Im2ColBackward0(WindowOperation):
+    """``F.unfold``: every window of an image as a column (im2col)."""
+
+    def forward(self, x, kernel_size, dilation, padding, stride):
+        self.keep_geometry(kernel_size, stride, padding, dilation)
+        self._image_size = x.shape[-2:]
+        return im2col(x, kernel_size, dilation, padding, stride)
+
+    def backward(self, grad):
+        return fold(grad, self._image_size, **self.geometry())
+
+
+class Col2ImBackward0(WindowOperation):
+    """``F.fold``: add columns back into an image (col2im), the adjoint of unfold."""
+
+    def forward(self, columns, output_size, kernel_size, dilation, padding, stride):
+        self.keep_geometry(kernel_size, stride, padding, dilation)
+        (height, width), (kernel_h, kernel_w) = output_size, kernel_size
+        out_h, out_w = output_shape(output_size, kernel_size, stride, padding, dilation)
+        *lead, rows, length = columns.shape
+        channels = rows // (kernel_h * kernel_w)
+        columns = columns.reshape(*lead, channels, kernel_h, kernel_w, out_h, out_w)
+        padded_shape = (*lead, channels, height + 2 * padding[0], width + 2 * padding[1])
+        image = add_windows(columns, padded_shape, stride, dilation)
+        return np.ascontiguousarray(image[..., padding[0]:padding[0] + height,
+                                          padding[1]:padding[1] + width])
+
+    def backward(self, grad):
+        return unfold(grad, **self.geometry())
+
+
+def unfold(input, kernel_size, dilation, padding, stride):
+    return Im2ColBackward0.apply(input, kernel_size=kernel_size, dilation=dilation,
+                                 padding=padding, stride=stride)
+
+
+def fold(input, output_size, kernel_size, dilation, padding, stride):
+    return Col2ImBackward0.apply(input, output_size=tuple(output_size), kernel_size=kernel_size,
+                                 dilation=dilation, padding=padding, stride=stride)
+
+
+# ---- convolution ----------------------------------------------------------------------
+class ConvolutionBackward0(WindowOperation):
+    """``F.conv2d``: the flattened weight times the unfolded input, plus the bias.
+
+    The gradients reuse the same pieces: for the weight, the gradient times the
+    unfolded input; for the input, the weight times the gradient, folded back.
+    """
+    input_names = ("input", "weight", "bias")
+
+    def forward(self, x, weight, bias, stride, padding, dilation):
+        out_channels, _, kernel_h, kernel_w = weight.shape
+        self.keep_geometry((kernel_h, kernel_w), stride, padding, dilation)
+        self._saved_groups = 1
+        self._input_size, self._weight_shape = x.shape[-2:], weight.shape
+        if self.needs_input_grad[0]:
+            self.save("weight")
+        if self.needs_input_grad[1]:
+            self.save("input")
+        columns = im2col(x, (kernel_h, kernel_w), dilation, padding, stride)   # (N, C*KH*KW, L)
+        out = np.matmul(weight.reshape(out_channels, -1), columns)            # (N, O, L)
+        out += bias[:, None]
+        out_h, out_w = output_shape(x.shape[-2:], (kernel_h, kernel_w), stride, padding, dilation)
+        return out.reshape(x.shape[0], out_channels, out_h, out_w)
+
+    def backward(self, grad):
+        batch, out_channels, out_h, out_w = grad.shape
+        grad_rows = grad.reshape(batch, out_channels, out_h * out_w)       # (N, O, L)
+        grad_input = grad_weight = grad_bias = None
+        if self.needs_input_grad[0]:
+            rows = grad.permute(0, 2, 3, 1).reshape(-1, out_channels)       # (N*L, O)
+            columns = rows.mm(self._saved_weight.reshape(out_channels, -1))  # (N*L, C*KH*KW)
+            columns = columns.reshape(batch, out_h * out_w, -1).transpose(1, 2)
+            grad_input = fold(columns, self._input_size, **self.geometry())
+        if self.needs_input_grad[1]:
+            columns = unfold(self._saved_input, **self.geometry())
+            grad_weight = grad_rows.matmul(columns.transpose(1, 2)).sum(0).reshape(
+                self._weight_shape)
+        if self.needs_input_grad[2]:
+            grad_bias = grad.sum((0, 2, 3))
+        return grad_input, grad_weight, grad_bias
+
+
+# ---- pooling ----------------------------------------------------------------------------
+class MaxPool2DWithIndicesBackward0(WindowOperation):
+    """The largest value of each window (the first one, on ties; NaN beats everything),
+    and where it was: an index into the flattened H * W plane of the input."""
+
+    def forward(self, x, kernel_size, stride, padding, dilation, return_indices):
+        self.keep_geometry(kernel_size, stride, padding, dilation)
+        self._saved_ceil_mode = False
+        self._input_shape = x.shape
+        out_shape = output_shape(x.shape[-2:], kernel_size, stride, padding, dilation)
+        views = kernel_views(pad_image(x, padding, -np.inf), kernel_size, stride, dilation,
+                             out_shape)
+        best = next(views).copy()
+        position = np.zeros(best.shape, dtype=np.int64)     # which kernel position won
+        has_nan = np.isnan(x).any()                          # a NaN wins, as in PyTorch
+        for k, view in enumerate(views, start=1):
+            larger = view > best
+            if has_nan:
+                larger |= np.isnan(view) & ~np.isnan(best)
+            np.copyto(best, view, where=larger)
+            np.copyto(position, k, where=larger)
+        self._position = position
+        return (best, self._input_indices(position)) if return_indices else best
+
+    def _input_indices(self, position):
+        """Turn each maximum's kernel position into its index in the input's H * W plane."""
+        kernel_w, (stride_h, stride_w) = self._saved_kernel_size[1], self._saved_stride
+        (pad_h, pad_w), (dilation_h, dilation_w) = self._saved_padding, self._saved_dilation
+        out_h, out_w = position.shape[-2:]
+        row = np.arange(out_h)[:, None] * stride_h - pad_h + position // kernel_w * dilation_h
+        column = np.arange(out_w) * stride_w - pad_w + position % kernel_w * dilation_w
+        return row * self._input_shape[-1] + column
+
+    def backward(self, grad, grad_indices=None):
+        return MaxPool2DWithIndicesBackwardBackward0.apply(
+            grad, indices=self._input_indices(self._position), input_shape=self._input_shape)
+
+
+class MaxPool2DWithIndicesBackwardBackward0(Operation):
+    """Max pooling's backward: each output's gradient added at the input place its
+    maximum came from (``indices``). Its own backward gathers from those places."""
+    promote = "none"
+
+    def forward(self, grad, indices, input_shape):
+        self._indices, self._input_shape = indices, input_shape
+        image = np.zeros(input_shape, dtype=grad.dtype)
+        planes = image.reshape(-1, input_shape[-2] * input_shape[-1])
+        np.add.at(planes, (self._plane_numbers(), indices.reshape(len(planes), -1)),
+                  grad.reshape(len(planes), -1))
+        return image
+
+    def _plane_numbers(self):
+        """Row i of the (planes, H * W) view for every index of plane i."""
+        return np.arange(int(np.prod(self._input_shape[:-2])))[:, None]
+
+    def backward(self, grad):
+        height, width = self._input_shape[-2:]
+        planes = grad.reshape(-1, height * width)
+        gathered = planes[self._plane_numbers(), self._indices.reshape(len(planes), -1)]
+        return gathered.reshape(self._indices.shape)
+
+
+class AvgPool2DBackward0(WindowOperation):
+    """The mean of each window; the gradient is shared out evenly over the window."""
+
+    def forward(self, x, kernel_size, stride, padding, count_include_pad, divisor_override):
+        self.keep_geometry(kernel_size, stride, padding, (1, 1))
+        self._saved_ceil_mode = False
+        self._saved_count_include_pad = count_include_pad
+        self._saved_divisor_override = divisor_override
+        self._input_size = x.shape[-2:]
+        self._divisor = self._window_sizes(x.shape[-2:], x.dtype)
+        columns = windows(pad_image(x, padding), kernel_size, stride, (1, 1))
+        return columns.sum(axis=(-4, -3)) / self._divisor
+
+    def _window_sizes(self, image_size, dtype):
+        """What each window's sum is divided by: its area, or only its part inside the image."""
+        if self._saved_divisor_override:
+            return dtype.type(self._saved_divisor_override)
+        kernel_h, kernel_w = self._saved_kernel_size
+        if self._saved_count_include_pad:
+            return dtype.type(kernel_h * kernel_w)
+        inside = windows(pad_image(np.ones(image_size, dtype=dtype), self._saved_padding),
+                         self._saved_kernel_size, self._saved_stride, (1, 1))
+        return inside.sum(axis=(-4, -3))
+
+    def backward(self, grad):
+        kernel_h, kernel_w = self._saved_kernel_size
+        share = (grad / Tensor._make(np.asarray(self._divisor))).unsqueeze(-3)
+        columns = share.expand(*grad.shape[:-2], kernel_h * kernel_w, *grad.shape[-2:])
+        return _fold_pool_columns(columns, grad.shape, self._input_size, self.geometry())
+
+
+def _fold_pool_columns(columns, grad_shape, input_size, geometry):
+    """Pooling's gradient: (..., C, KK, OH, OW) window values folded back into (..., C, H, W)."""
+    *lead, channels, out_h, out_w = grad_shape
+    kernel_h, kernel_w = geometry["kernel_size"]
+    columns = columns.reshape(*lead, channels * kernel_h * kernel_w, out_h * out_w)
+    return fold(columns, input_size, **geometry)
+
+
+# ---- batch norm -----------------------------------------------------------------------
+class NativeBatchNormBackward0(Operation):
+    """Normalise each channel by its mean and variance, then scale by weight and add bias.
+
+    In training the statistics are the batch's own (and the running ones are
+    updated in place); in evaluation the running statistics are used. Backward
+    recomputes the batch statistics from the saved input with teachgrad
+    operations, so that a gradient of the gradient is right too.
+    """
+    input_names = ("input", "weight", "bias")
+
+    def forward(self, x, weight, bias, running_mean, running_var, training, momentum, eps):
+        self.save("input")
+        self.save("weight")
+        self._saved_training, self._saved_eps = training, eps
+        self._dims = (0,) + tuple(range(2, x.ndim))
+        self._channel_shape = (1, -1) + (1,) * (x.ndim - 2)
+        if training:
+            mean, var = x.mean(axis=self._dims), x.var(axis=self._dims)
+            if running_mean is not None:
+                count = x.size // x.shape[1]                  # values per channel
+                unbiased_var = var * count / (count - 1)
+                running_mean[...] = (1 - momentum) * running_mean + momentum * mean
+                running_var[...] = (1 - momentum) * running_var + momentum * unbiased_var
+        else:
+            mean, var = running_mean.copy(), running_var.copy()
+            self._saved_running_mean, self._saved_running_var = mean, var
+        scale = weight / np.sqrt(var + eps)
+        shift = bias - mean * scale
+        return x * scale.reshape(self._channel_shape) + shift.reshape(self._channel_shape)
+
+    def backward(self, grad):
+        x, weight, dims = self._saved_input, self._saved_weight, self._dims
+        if self._saved_training:
+            mean = x.mean(dims, keepdim=True)
+            centered = x - mean
+            invstd = ((centered * centered).mean(dims, keepdim=True) + self._saved_eps) ** -0.5
+        else:
+            centered = x - Tensor._make(self._saved_running_mean.reshape(self._channel_shape))
+            invstd = Tensor._make((self._saved_running_var.reshape(self._channel_shape)
+                                   + self._saved_eps) ** -0.5)
+        normalized = centered * invstd
+        grad_sum = grad.sum(dims, keepdim=True)
+        grad_dot = (grad * normalized).sum(dims, keepdim=True)
+        grad_input = None
+        if self.needs_input_grad[0]:
+            scale = weight.reshape(self._channel_shape) * invstd
+            if self._saved_training:
+                count = x.numel() // x.shape[1]
+                grad_input = scale * (grad - grad_sum / count - normalized * grad_dot / count)
+            else:
+                grad_input = grad * scale
+        return grad_input, grad_dot.reshape(-1), grad_sum.reshape(-1)
+
+
+# ---- activations, padding, embedding, dropout's helpers -------------------------------
+class LeakyReluBackward0(Operation):
+    """x where x > 0, else negative_slope * x."""
+
+    def forward(self, a, negative_slope):
+        self.save("self")
+        return self.leaky_relu(a, negative_slope)
+
+    def leaky_relu(self, a, negative_slope):
+        self._saved_negative_slope = negative_slope
+        return np.where(a > 0, a, a * negative_slope)
+
+    def positive(self):
+        return self._saved_self > 0
+
+    def backward(self, grad):
+        return where(self.positive(), grad, grad * self._saved_negative_slope)
+
+
+class LeakyReluBackward1(LeakyReluBackward0):
+    """In place: the input is overwritten, so backward reads the sign of the result."""
+
+    def forward(self, a, negative_slope):
+        self.save("result")
+        return self.leaky_relu(a, negative_slope)
+
+    def positive(self):
+        return self._saved_result > 0
+
+
+class ConstantPadNdBackward0(Operation):
+    """``F.pad``: ``pad = (left, right, top, bottom, ...)`` from the last dimension backwards.
+
+    A negative amount crops. The gradient is the same padding with every amount
+    negated: what was added is cut off again.
+    """
+
+    def forward(self, a, pad, value):
+        self._saved_pad = pad
+        widths = [(0, 0)] * a.ndim
+        for i in range(len(pad) // 2):
+            widths[-1 - i] = (pad[2 * i], pad[2 * i + 1])
+        crop = tuple(slice(max(-before, 0), size - max(-after, 0))
+                     for size, (before, after) in zip(a.shape, widths))
+        grow = [(max(before, 0), max(after, 0)) for before, after in widths]
+        return np.pad(a[crop], grow, constant_values=value)
+
+    def backward(self, grad):
+        return ConstantPadNdBackward0.apply(grad, pad=tuple(-p for p in self._saved_pad), value=0)
+
+
+class EmbeddingDenseBackward0(EmbedBackward):
+    """Embedding's backward: the gradient's rows added into a zero weight at their indices."""
+
+
+class EmbeddingBackward0(Operation):
+    """Rows of the weight picked by integer indices."""
+    input_names = ("weight",)
+
+    def forward(self, weight, indices, padding_idx):
+        self._saved_indices, self._saved_padding_idx = indices, padding_idx
+        self._weight_shape = weight.shape
+        return weight[indices]
+
+    def backward(self, grad):
+        if self._saved_padding_idx is not None:
+            grad = grad * Tensor._make((self._saved_indices != self._saved_padding_idx)[..., None])
+        return EmbeddingDenseBackward0.apply(grad, shape=self._weight_shape,
+                                             key=self._saved_indices, accumulate=True)
+
+
+class MulBackward1(Operation):
+    """A tensor times a Python number, as PyTorch's C++ code records it (Python's ``x * 2``
+    wraps the number in a tensor and records MulBackward0)."""
+
+    def forward(self, a, other):
+        self._saved_other = other
+        return a * np.asarray(other, dtype=a.dtype)
+
+    def backward(self, grad):
+        return MulBackward1.apply(grad, other=self._saved_other)
+
+
+class DivBackward1(Operation):
+    """A tensor divided by a Python number (PyTorch's C++ ``div(Tensor, Scalar)``)."""
+
+    def forward(self, a, other):
+        self._saved_other = other
+        return a / np.asarray(other, dtype=a.dtype)
+
+    def backward(self, grad):
+        return DivBackward1.apply(grad, other=self._saved_other)
+
+
+class MaskedFillBackward0(Operation):
+    """``x.masked_fill(mask, value)``: the filled places get no gradient."""
+
+    def forward(self, a, mask, value):
+        self._saved_mask = mask
+        return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+
+    def backward(self, grad):
+        return where(Tensor._make(self._saved_mask), 0.0, grad)
+
+
+# ---- losses -----------------------------------------------------------------------------
+def reduce(losses, reduction):
+    """Apply a loss's ``reduction``: keep every loss, or their mean or sum."""
+    if reduction == "none":
+        return losses
+    total = losses.sum(dtype=losses.dtype)
+    return np.asarray(total / losses.size if reduction == "mean" else total, dtype=losses.dtype)
+
+
+class LossOperation(Operation):
+    """A loss of (input, target), element by element, then reduced."""
+    input_names = ("self", "target")
+
+    def keep(self, reduction, weight=None):
+        self.save("self")
+        self.save("target")
+        self._saved_reduction, self._saved_weight = reduction, weight
+
+    def reduce(self, losses):
+        if self._saved_weight is not None:
+            losses = losses * self._saved_weight
+        self._numel = losses.size
+        return reduce(losses, self._saved_reduction)
+
+    def chain(self, grad, derivative):
+        """The incoming gradient times each element's derivative (weighted, and scaled for
+        the mean); None when that input needs no gradient."""
+        if derivative is None:
+            return None
+        if self._saved_weight is not None:
+            derivative = derivative * Tensor._make(self._saved_weight)
+        if self._saved_reduction == "mean":
+            derivative = derivative / self._numel
+        return grad * derivative
+
+
+class MseLossBackward0(LossOperation):
+    def forward(self, a, target, reduction):
+        self.keep(reduction)
+        return self.reduce((a - target) ** 2)
+
+    def backward(self, grad):
+        grad_self = self.chain(grad, 2 * (self._saved_self - self._saved_target))
+        return grad_self, -grad_self if self.needs_input_grad[1] else None
+
+
+class BinaryCrossEntropyBackward0(LossOperation):
+    """-(t log p + (1 - t) log(1 - p)), each log clamped at -100 as in PyTorch."""
+
+    def forward(self, p, target, weight, reduction):
+        if not ((p >= 0) & (p <= 1)).all():
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        if not ((target >= 0) & (target <= 1)).all():
+            raise RuntimeError("all elements of target should be between 0 and 1")
+        self.keep(reduction, weight)
+        with np.errstate(divide="ignore"):
+            log_p, log_not_p = np.maximum(np.log(p), -100), np.maximum(np.log1p(-p), -100)
+        return self.reduce(-(target * log_p + (1 - target) * log_not_p))
+
+    def backward(self, grad):
+        p, target = self._saved_self, self._saved_target
+        grad_self = (p - target) / ((1 - p) * p).clamp(min=1e-12)
+        grad_target = None
+        if self.needs_input_grad[1]:
+            grad_target = (1 - p).log().clamp(min=-100) - p.log().clamp(min=-100)
+        return self.chain(grad, grad_self), self.chain(grad, grad_target)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(LossOperation):
+    """Binary cross-entropy of sigmoid(x), computed stably from x:
+    (1 - t) x - w log(sigmoid(x)), with w = (pos_weight - 1) t + 1 (1 without pos_weight)."""
+
+    def forward(self, x, target, weight, pos_weight, reduction):
+        self.keep(reduction, weight)
+        self._saved_pos_weight = pos_weight
+        log_sigmoid = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+        if pos_weight is not None:
+            log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
+        return self.reduce((1 - target) * x - log_sigmoid)
+
+    def backward(self, grad):
+        x, target = self._saved_self, self._saved_target
+        if self._saved_pos_weight is None:
+            grad_self, grad_target = x.sigmoid() - target, -x
+        else:
+            pos_weight = Tensor._make(self._saved_pos_weight)
+            grad_self = (pos_weight * target + 1 - target) * x.sigmoid() - pos_weight * target
+            grad_target = _log_sigmoid(-x) - _log_sigmoid(x) * pos_weight
+        if not self.needs_input_grad[1]:
+            grad_target = None
+        return self.chain(grad, grad_self), self.chain(grad, grad_target)
+
+
+def _log_sigmoid(x):
+    return x.clamp(max=0) - ((-x.abs()).exp() + 1).log()
+
+
+class NllLossBackward0(Operation):
+    """Minus the input at each sample's target class, times that class's weight.
+
+    Input (N, C, ...) with target (N, ...), or one sample: input (C,), target ().
+    ``reduction="mean"`` divides by the summed weights of the samples counted
+    (those whose target is not ``ignore_index``).
+    """
+
+    def forward(self, x, target, weight, reduction, ignore_index):
+        self._saved_target, self._saved_ignore_index = target, ignore_index
+        self._saved_reduction, self._input_shape = reduction, x.shape
+        x, target = np.atleast_2d(x), target.reshape(target.shape if target.ndim else 1)
+        self._samples_shape = x.shape
+        counted = target != ignore_index
+        out_of_bounds = counted & ((target < 0) | (target >= x.shape[1]))
+        if out_of_bounds.any():
+            raise IndexError(f"Target {target[out_of_bounds][0]} is out of bounds.")
+        safe_target = np.where(counted, target, 0)
+        self._safe_target = safe_target[:, None]
+        picked = np.take_along_axis(x, self._safe_target, axis=1)[:, 0]
+        sample_weight = counted.astype(x.dtype) if weight is None else weight[safe_target] * counted
+        self._sample_weight = sample_weight
+        self._saved_total_weight = sample_weight.sum(dtype=x.dtype)
+        losses = -picked * sample_weight
+        if reduction == "none":
+            return losses.reshape(self._saved_target.shape)
+        total = losses.sum(dtype=x.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray(total / self._saved_total_weight if reduction == "mean" else total)
+
+    def backward(self, grad):
+        """Each sample's gradient: -weight (÷ the total weight) at its target class, 0 elsewhere."""
+        scale = -self._sample_weight
+        if self._saved_reduction == "mean":
+            scale = scale / self._saved_total_weight
+        coefficients = np.zeros(self._samples_shape, dtype=scale.dtype)
+        np.put_along_axis(coefficients, self._safe_target, scale[:, None], axis=1)
+        if self._saved_reduction == "none" and len(self._input_shape) > 1:
+            grad = grad.unsqueeze(1)
+        return grad * Tensor._make(coefficients.reshape(self._input_shape))
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """nll_loss on images: input (N, C, H, W), target (N, H, W)."""

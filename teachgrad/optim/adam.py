@@ -1,0 +1,72 @@
+"""Adam and AdamW: steps scaled by running averages of the gradient and of its square.
+
+    m = beta1 * m + (1 - beta1) * g            (the mean of recent gradients)
+    v = beta2 * v + (1 - beta2) * g * g        (their mean square)
+    p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+
+The factors with ``t`` (the step count) correct for m and v starting at zero.
+Adam adds ``weight_decay * p`` to the gradient; AdamW instead shrinks the
+weights directly, p *= 1 - lr * weight_decay ("decoupled" weight decay).
+"""
+import numpy as np
+
+from teachgrad import creation
+from teachgrad.optim.optimizer import Optimizer
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, maximize=False, decoupled_weight_decay=False):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize,
+                                      decoupled_weight_decay=decoupled_weight_decay))
+
+    def update(self, param, grad, group):
+        state = self.state[param]
+        if not state:
+            state["step"] = creation.tensor(0.0)
+            state["exp_avg"] = creation.zeros_like(param)
+            state["exp_avg_sq"] = creation.zeros_like(param)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = creation.zeros_like(param)
+        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        if group["maximize"]:
+            grad = -grad
+        state["step"]._data += 1
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                param._data *= 1 - lr * weight_decay
+                self.changed(param)
+            else:
+                grad = grad + weight_decay * param._data
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        exp_avg += (1 - beta1) * (grad - exp_avg)
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * grad * grad
+        step = state["step"].item()
+        step_size = lr / (1 - beta1**step)
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+        second_moment = exp_avg_sq
+        if group["amsgrad"]:       # use the largest v seen so far
+            second_moment = state["max_exp_avg_sq"]._data
+            np.maximum(second_moment, exp_avg_sq, out=second_moment)
+        denom = np.sqrt(second_moment) / bias_correction2_sqrt + eps
+        param._data -= step_size * exp_avg / denom
+        self.changed(param)
+
+
+class AdamW(Adam):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         decoupled_weight_decay=True)
