@@ -91,6 +91,8 @@ class Tensor:
     # ---- autograd flags -------------------------------------------------
     @property
     def requires_grad(self):
+        if self._base is not None and self._view_version != self._version_counter.version:
+            views.refresh_view_history(self)      # the base may require grad since (see grad_fn)
         return self._requires_grad
 
     @requires_grad.setter

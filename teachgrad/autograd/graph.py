@@ -126,6 +126,14 @@ class AccumulateGrad(Node):
         return ()
 
 
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
 class SavedTensor:
     """A tensor kept by a node for its backward, with the version it had when saved.
 
@@ -161,12 +169,7 @@ class SavedTensor:
 
     def unpack(self, node=None):
         if self.freed:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or "
-                "if you need to access saved tensors after calling backward.")
+            raise RuntimeError(BACKWARD_TWICE)
         if self.is_stale:
             raise inplace_modification_error(self, node)
         if self._tensor is not None:

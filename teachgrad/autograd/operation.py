@@ -44,7 +44,9 @@ class Operation(Node):
     @classmethod
     def _new_node(cls, inputs):
         node = cls.__new__(cls)
-        needs_input_grad = tuple([t._requires_grad for t in inputs])
+        # (a view asks its base too: the base may require grad since the view was made)
+        needs_input_grad = tuple([t._requires_grad or t._base is not None and t.requires_grad
+                                  for t in inputs])
         node._recording = grad_mode.is_grad_enabled() and True in needs_input_grad
         node._inputs = inputs
         node._saved = {}
@@ -62,6 +64,8 @@ class Operation(Node):
             return arrays
         if cls.promote == "common" and len(inputs) > 1:
             first = arrays[0].dtype
+            if len(arrays) == 2 and arrays[1].dtype == first:
+                return arrays       # the common case, checked without a loop
             if all(a.dtype == first for a in arrays):
                 return arrays
             common = dtypes.result_type(inputs).numpy
@@ -91,6 +95,12 @@ class Operation(Node):
                 tensor = self._inputs[self.input_names.index(name)]
                 self._saved[name] = SavedTensor(tensor)
 
+    def keep(self, name, array):
+        """Keep a numpy array that backward needs (not an input), as ``_saved_<name>``;
+        it is freed with the saved tensors after backward."""
+        if self._recording:
+            self._saved[name] = SavedTensor(Tensor._make(array))
+
     def _connect(self, inputs, outputs):
         """Point the outputs at this node and this node at its inputs' nodes."""
         self.next_functions = tuple([t._gradient_edge() for t in inputs])
@@ -108,7 +118,7 @@ class Operation(Node):
     @classmethod
     def apply_inplace(cls, target, *others, **params):
         from teachgrad.autograd import views
-        views.check_inplace_allowed(target, others)
+        views.check_inplace_allowed(target)
         inputs = (target, *others)
         arrays = cls._input_arrays(inputs)
         node = cls._new_node(inputs)
@@ -116,7 +126,7 @@ class Operation(Node):
         if node._recording and "self" in node._saved:
             # backward needs the old value of the target, which we are about to overwrite
             node._saved["self"] = SavedTensor(target.detach().clone())
-        views.write_inplace(target, result)
+        views.write_inplace(target, result, others)
         if node._recording:
             views.rebase_history(target, node, inputs)
         return target

@@ -12,7 +12,7 @@ changed region through the in-place op's backward and passes the rest through.
 import numpy as np
 
 from teachgrad.autograd import grad_mode
-from teachgrad.autograd.graph import Node
+from teachgrad.autograd.graph import BACKWARD_TWICE, Node
 
 
 def make_view(view, source, replay):
@@ -26,7 +26,7 @@ def make_view(view, source, replay):
     view._view_version = source._version_counter.version
     if source._requires_grad:
         view._requires_grad = True    # also for a view made under no_grad (a leaf then)
-        if not grad_mode.is_grad_enabled():
+        if not grad_mode.is_grad_enabled() or source.__dict__.get("_made_in_no_grad"):
             view._made_in_no_grad = True
     if source._base is None:
         view._base, view._view_replay = source, replay
@@ -36,14 +36,17 @@ def make_view(view, source, replay):
     return view
 
 
-def check_inplace_allowed(target, others):
+def check_inplace_allowed(target):
     """PyTorch's errors for in-place changes that would break autograd (checked before writing)."""
     if not target._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor "
                            "before performing the operation.")
-    if not grad_mode.is_grad_enabled():
-        return
+    if grad_mode.is_grad_enabled():
+        _check_autograd_allows_inplace(target)
+
+
+def _check_autograd_allows_inplace(target):
     if target._grad_fn is None and target._requires_grad and target._base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
@@ -60,8 +63,19 @@ def check_inplace_allowed(target, others):
                            "in-place operation.")
 
 
-def write_inplace(target, result):
-    """Write an in-place op's result into the target's memory and bump its version."""
+def _partly_overlap(written, read):
+    """Does ``read`` share some memory with ``written`` without being the very same view?
+    (``x.add_(x)`` is fine; ``v.add_(base)`` for a view ``v`` of ``base`` is not.)"""
+    if written is read or not np.may_share_memory(written, read):
+        return False
+    same_view = (written.__array_interface__["data"][0] == read.__array_interface__["data"][0]
+                 and written.shape == read.shape and written.strides == read.strides)
+    return not same_view
+
+
+def write_inplace(target, result, others=()):
+    """Write an in-place op's result into the target's memory and bump its version
+    (after PyTorch's checks of dtype, shape and overlapping memory)."""
     if result.dtype.kind == "f" and target._data.dtype.kind in "biu" or \
             result.dtype.kind in "iu" and target._data.dtype.kind == "b":
         raise RuntimeError(f"result type {_type_name(result.dtype)} can't be cast to the desired "
@@ -74,6 +88,11 @@ def write_inplace(target, result):
         if not broadcast_ok:
             raise RuntimeError(f"output with shape {list(target._data.shape)} doesn't match the "
                                f"broadcast shape {list(result.shape)}")
+    for other in others:
+        if _partly_overlap(target._data, other._data):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                               "written-to tensor refer to a single memory location. Please "
+                               "clone() the tensor before performing the operation.")
     target._data[...] = result
     target._version_counter.bump()
 
@@ -85,14 +104,26 @@ def _type_name(numpy_dtype):
 
 def rebase_history(target, node, inputs):
     """Make ``node`` (the in-place op) the new history of ``target``."""
+    old_node, old_output_nr = target._grad_fn, target._output_nr
     if target._base is None:
         node._connect(inputs, (target,))
+        _move_retain_grad(target, old_node, old_output_nr)
         return
     base = target._base
     node._connect(inputs, (target,))          # node now reads the view's old history
     copy_slices = CopySlices(base, target._view_replay, node)
     base._grad_fn, base._output_nr, base._requires_grad = copy_slices, 0, True
     refresh_view_history(target)
+    _move_retain_grad(target, old_node, old_output_nr)
+
+
+def _move_retain_grad(tensor, old_node, old_output_nr):
+    """``retain_grad()`` follows the tensor to its new grad_fn, as in PyTorch, so ``.grad``
+    is the gradient of the tensor's current value."""
+    if tensor._retains_grad and old_node is not None:
+        hook = old_node._retains_grad_hooks.pop(old_output_nr, None)
+        if hook is not None:
+            tensor._grad_fn._set_retain_grad_hook(tensor._output_nr, hook)
 
 
 def refresh_view_history(view):
@@ -105,6 +136,13 @@ def refresh_view_history(view):
     base = view._base
     if not base._requires_grad or not grad_mode.is_grad_enabled() and view._grad_fn is None:
         return
+    if view.__dict__.get("_made_in_no_grad"):
+        raise RuntimeError(
+            "A view was created in no_grad mode and its base or another view of its base has "
+            "been modified inplace with grad mode enabled. Given that this use case is ambiguous "
+            "and error-prone, it is forbidden. You can clarify your code by moving both the view "
+            "and the inplace either both inside the no_grad block (if you don't want the inplace "
+            "to be tracked) or both outside (if you want the inplace to be tracked).")
     view_node = AsStridedBackward0(base, view._view_replay)
     view_node.next_functions = (base._gradient_edge(),)
     view._grad_fn, view._output_nr, view._requires_grad = view_node, 0, True
@@ -121,6 +159,8 @@ class CopySlices(Node):
         self._input_metadata = ((base._data.shape, base.dtype), *fn._input_metadata[1:])
 
     def __call__(self, grad):
+        if self.fn is None:
+            raise RuntimeError(BACKWARD_TWICE)    # released after the first backward
         result = grad.clone()
         grad_slice = self.view_replay(result)
         fn_grads = self.fn(grad_slice.clone())
@@ -132,7 +172,10 @@ class CopySlices(Node):
         return (result, *fn_grads[1:])
 
     def release_saved(self):
-        self.fn.release_saved()
+        """As in PyTorch, CopySlices drops its in-place op entirely: a second pass fails."""
+        if self.fn is not None:
+            self.fn.release_saved()
+            self.fn = None
 
 
 class AsStridedBackward0(Node):

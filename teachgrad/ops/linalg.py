@@ -28,6 +28,7 @@ class AddmmBackward0(Operation):
     input_names = ("self", "mat1", "mat2")
 
     def forward(self, bias, a, b):
+        self._bias_is_row = bias.ndim == 1      # then its gradient is the batch sum
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
@@ -40,7 +41,8 @@ class AddmmBackward0(Operation):
     def backward(self, grad):
         grad_mat1 = grad.mm(self._saved_mat2.t()) if self.needs_input_grad[1] else None
         grad_mat2 = self._saved_mat1.t().mm(grad) if self.needs_input_grad[2] else None
-        return grad, grad_mat1, grad_mat2
+        grad_bias = grad.sum(0) if self.needs_input_grad[0] and self._bias_is_row else grad
+        return grad_bias, grad_mat1, grad_mat2
 
 
 class MvBackward0(Operation):

@@ -196,8 +196,9 @@ class MaxPool2DWithIndicesBackward0(WindowOperation):
                 larger |= np.isnan(view) & ~np.isnan(best)
             np.copyto(best, view, where=larger)
             np.copyto(position, k, where=larger)
-        self._position = position
-        return (best, self._input_indices(position)) if return_indices else best
+        indices = self._input_indices(position)
+        self.keep("result1", indices)           # PyTorch's name for the saved indices
+        return (best, indices) if return_indices else best
 
     def _input_indices(self, position):
         """Turn each maximum's kernel position into its index in the input's H * W plane."""
@@ -210,7 +211,7 @@ class MaxPool2DWithIndicesBackward0(WindowOperation):
 
     def backward(self, grad, grad_indices=None):
         return MaxPool2DWithIndicesBackwardBackward0.apply(
-            grad, indices=self._input_indices(self._position), input_shape=self._input_shape)
+            grad, indices=self._saved_result1._data, input_shape=self._input_shape)
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Operation):

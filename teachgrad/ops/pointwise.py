@@ -209,8 +209,21 @@ class TanhBackward0(UnaryFloatOperation):
         return np.tanh(a)
 
     def backward(self, grad):
-        result = self._saved_result
-        return grad * (1 - result * result)
+        return TanhBackwardBackward0.apply(grad, self._saved_result)
+
+
+class TanhBackwardBackward0(Operation):
+    """tanh's gradient, ``grad * (1 - tanh(x)**2)``, as one node (PyTorch's tanh_backward)."""
+    input_names = ("grad_output", "output")
+
+    def forward(self, grad, output):
+        self.save("grad_output")
+        self.save("output")
+        return grad * (1 - output * output)
+
+    def backward(self, grad):
+        grad_output, output = self._saved_grad_output, self._saved_output
+        return grad * (1 - output * output), grad * grad_output * -2 * output
 
 
 class SigmoidBackward0(UnaryFloatOperation):
@@ -220,8 +233,21 @@ class SigmoidBackward0(UnaryFloatOperation):
             return 1 / (1 + np.exp(-a))
 
     def backward(self, grad):
-        result = self._saved_result
-        return grad * result * (1 - result)
+        return SigmoidBackwardBackward0.apply(grad, self._saved_result)
+
+
+class SigmoidBackwardBackward0(Operation):
+    """sigmoid's gradient, ``grad * s * (1 - s)``, as one node (PyTorch's sigmoid_backward)."""
+    input_names = ("grad_output", "output")
+
+    def forward(self, grad, output):
+        self.save("grad_output")
+        self.save("output")
+        return grad * output * (1 - output)
+
+    def backward(self, grad):
+        grad_output, output = self._saved_grad_output, self._saved_output
+        return grad * output * (1 - output), grad * grad_output * (1 - 2 * output)
 
 
 class AbsBackward0(Operation):

@@ -61,6 +61,10 @@ class ViewBackward0(ViewOperation):
         return grad.reshape(self._self_sizes)
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """``reshape`` of a non-contiguous tensor whose memory still allows a view."""
+
+
 class UnsafeViewBackward0(Operation):
     """Reshape of a fresh copy (not a view of anything)."""
     promote = "none"
@@ -197,7 +201,9 @@ def reshape(input, *shape):
         probe.shape = shape
     except AttributeError:   # the memory does not allow a view: copy, then reshape
         return UnsafeViewBackward0.apply(input.clone(), shape=shape)
-    return view(input, shape)
+    if input._data.flags.c_contiguous:
+        return view(input, shape)
+    return ReshapeAliasBackward0.apply_view(input, lambda t: t.reshape(shape), shape=shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
