@@ -4,6 +4,21 @@ import numpy as np
 from teachgrad.autograd.operation import Operation
 
 
+def mat2_gradient(mat1, grad, mat2_is_transposed):
+    """``mat1.T @ grad``, laid out like mat2 was (as PyTorch's mm_mat2_backward does).
+
+    ``nn.Linear`` multiplies by ``weight.t()``, a transposed view; computing its gradient
+    as ``(grad.T @ mat1).T`` makes the weight's gradient contiguous, like the weight.
+    """
+    if mat2_is_transposed:
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)
+
+
+def _is_transposed(matrix):
+    return matrix.flags.f_contiguous and not matrix.flags.c_contiguous
+
+
 class MmBackward0(Operation):
     input_names = ("self", "mat2")
 
@@ -15,11 +30,13 @@ class MmBackward0(Operation):
             self.save("mat2")
         if self.needs_input_grad[1]:
             self.save("self")
+            self._mat2_is_transposed = _is_transposed(b)
         return a @ b
 
     def backward(self, grad):
         grad_self = grad.mm(self._saved_mat2.t()) if self.needs_input_grad[0] else None
-        grad_mat2 = self._saved_self.t().mm(grad) if self.needs_input_grad[1] else None
+        grad_mat2 = mat2_gradient(self._saved_self, grad, self._mat2_is_transposed) \
+            if self.needs_input_grad[1] else None
         return grad_self, grad_mat2
 
 
@@ -36,11 +53,13 @@ class AddmmBackward0(Operation):
             self.save("mat2")
         if self.needs_input_grad[2]:
             self.save("mat1")
+            self._mat2_is_transposed = _is_transposed(b)
         return a @ b + bias
 
     def backward(self, grad):
         grad_mat1 = grad.mm(self._saved_mat2.t()) if self.needs_input_grad[1] else None
-        grad_mat2 = self._saved_mat1.t().mm(grad) if self.needs_input_grad[2] else None
+        grad_mat2 = mat2_gradient(self._saved_mat1, grad, self._mat2_is_transposed) \
+            if self.needs_input_grad[2] else None
         grad_bias = grad.sum(0) if self.needs_input_grad[0] and self._bias_is_row else grad
         return grad_bias, grad_mat1, grad_mat2
 
