@@ -155,6 +155,23 @@ def test_explain_says_what_happened_and_highlights_the_node_and_the_saved_tensor
     assert "MulBackward0 saved its" in drawing.source                     # the title
 
 
+def test_explain_names_the_changed_tensor_and_draws_the_inplace_operation():
+    a = torch.tensor([1.0, 3.0], requires_grad=True)
+    b = a + 2
+    loss = (b * b).mean()
+    b[0] = 1000.0                      # b's grad_fn becomes CopySlices
+    try:
+        loss.backward()
+    except RuntimeError as error:
+        assert error.tensor is b
+        drawing = tv.explain(error, names={"a": a, "b": b})
+    sentence = str(drawing).splitlines()[0]
+    assert "that tensor (`b`) was then changed in place" in sentence
+    assert "now recorded as its grad_fn, CopySlices" in sentence
+    assert "CopySlices  b  <- the in-place change" in str(drawing).splitlines()
+    assert 'style="filled,dashed,bold"' in drawing.source                 # the in-place node
+
+
 @needs_dot
 def test_explain_renders_valid_svg():
     ET.fromstring(tv.explain(inplace_error()).svg().encode("utf-8"))

@@ -156,8 +156,14 @@ class SavedTensor:
             self._node = weakref.ref(node)     # non-owning, like PyTorch's weak grad_fn
             self._output_nr = tensor._output_nr
             self._tensor = None
+            self._output_ref = weakref.ref(tensor)
         else:
             self._tensor = tensor
+
+    @property
+    def tensor(self):
+        """The tensor that was saved, if it still exists (for explaining errors)."""
+        return self._tensor if not self.is_output else self._output_ref()
 
     @property
     def current_version(self):
@@ -196,7 +202,8 @@ def inplace_modification_error(saved, node):
     """PyTorch's error for a saved tensor that was modified in place after it was saved.
 
     It is a plain RuntimeError, as in PyTorch, carrying what ``teachgrad.viz.explain``
-    needs: ``error.saved`` (the SavedTensor) and ``error.node`` (whose backward needed it).
+    needs: ``error.saved`` (the SavedTensor), ``error.node`` (whose backward needed it) and
+    ``error.tensor`` (the tensor changed in place, if it still exists).
     """
     source = saved._node() if saved.is_output else getattr(saved._tensor, "grad_fn", None)
     shape = ", ".join(str(s) for s in saved.shape)
@@ -207,7 +214,7 @@ def inplace_modification_error(saved, node):
         f"version {saved.saved_version} instead. Hint: enable anomaly detection to find "
         "the operation that failed to compute its gradient, with "
         "teachgrad.autograd.set_detect_anomaly(True, check_nan=False).")
-    error.saved, error.node = saved, node
+    error.saved, error.node, error.tensor = saved, node, saved.tensor
     return error
 
 

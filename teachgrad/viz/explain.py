@@ -20,16 +20,18 @@ def slot_of(node, saved):
     return next((slot for slot, s in labels.saved_tensors(node) if s is saved), None)
 
 
-def what_happened(node, saved):
+def what_happened(node, saved, changer=None, tensor_name=None):
     """One sentence: which node needed which tensor, and what became of it."""
     slot = slot_of(node, saved)
     if saved.is_output:
         needed = "its own result"
     else:
         needed = f"its input `{slot}`" if slot else "one of its inputs"
+    which = f"that tensor (`{tensor_name}`)" if tensor_name else "that tensor"
+    by = f", by the operation now recorded as its grad_fn, {labels.node_title(changer)}" if changer else ""
     return (f"{labels.node_title(node)} saved {needed} (shape {labels.shape_text(saved.shape)}, at version "
-            f"{saved.saved_version}) to compute its gradient, but that tensor was then changed "
-            f"in place (it is at version {saved.current_version} now), so backward stopped "
+            f"{saved.saved_version}) to compute its gradient, but {which} was then changed "
+            f"in place{by} (it is at version {saved.current_version} now), so backward stopped "
             "rather than compute the gradient from the wrong values.")
 
 
@@ -40,18 +42,26 @@ def explain(error, names=None, legend=True, max_nodes=60):
         raise TypeError("explain() takes the error raised by backward for a tensor modified "
                         "in place (it carries .saved and .node); got "
                         f"{type(error).__name__}: {error}")
-    names = naming.resolve(names, [])
-    graph = Graph([(node, 0)], max_nodes)
-    sentence = what_happened(node, saved)
+    changed = getattr(error, "tensor", None)
+    names = naming.resolve(names, [changed] if changed is not None else [])
+    changer = changed.grad_fn if changed is not None else None
+    roots = [(node, 0)] + ([(changer, 0)] if changer is not None and changer is not node else [])
+    graph = Graph(roots, max_nodes)
+    tensor_name = names.of(changed) if changed is not None else None
+    sentence = what_happened(node, saved, changer, tensor_name)
     scene = BackwardScene(graph, names, show_saved=True, show_grads=False)
     scene.title = [Row(line) for line in textwrap.wrap(sentence, 80)]
     scene.boxes[graph.node_id(node)].role = "failed"
+    if changer is not None and changer in graph.number:
+        scene.boxes[graph.node_id(changer)].role = "inplace"
     saved_id = scene.saved_ids.get(saved)
     for arrow in scene.arrows:
         if arrow.tail == saved_id:
             arrow.label = [Row("changed in place since")]
             arrow.attrs.update(style="bold", color=style.ALERT)
     mark = {node: "<- needed a saved tensor that was changed in place"}
+    if changer is not None:
+        mark[changer] = "<- the in-place change"
     text = sentence + "\n\n" + tree_text(graph, names, show_saved=True, show_grads=False,
                                          marks=mark)
     return Drawing(dot_source(scene, legend), text)
