@@ -109,6 +109,34 @@ def test_notebook_executed_in_order(path):
     assert execution_problems(path) == []
 
 
+ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:[\w.-]+/)+[\w.-]+\.py\b")
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _output_texts(output):
+    data = output.get("data", {})
+    return [output.get("text", ""), *output.get("traceback", []), str(data.get("text/plain", ""))]
+
+
+@pytest.mark.parametrize("path", executed_notebooks(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_stored_outputs_name_no_absolute_path(path):
+    """Outputs must read the same on every machine: no path like /home/me/teachgrad/x.py.
+    (ipykernel's temporary cell files, in warnings, are sanitized for nbval and allowed.)"""
+    texts = [ANSI_COLOUR.sub("", text) for cell in nbformat.read(path, as_version=4).cells
+             for output in cell.get("outputs", []) for text in _output_texts(output)]
+    found = [m for text in texts for m in ABSOLUTE_PATH.findall(text) if "/ipykernel_" not in m]
+    assert found == []
+
+
+def test_shorten_tracebacks_keeps_only_the_error_line():
+    nb = new_notebook(cells=[new_code_cell("1/0")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("error", ename="ZeroDivisionError",
+                                                  evalue="division by zero",
+                                                  traceback=["File /a/b/c.py:1", "ZeroDivisionError: x"])]
+    run_notebooks.shorten_tracebacks(nb)
+    assert nb.cells[0].outputs[0]["traceback"] == ["ZeroDivisionError: x"]
+
+
 def test_solutions_carry_no_stub_tag():
     """raises-exception belongs to exercises only: in solutions/ every cell must run cleanly."""
     for path in sorted(SOLUTIONS.glob("*.ipynb")):

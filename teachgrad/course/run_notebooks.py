@@ -53,8 +53,18 @@ def run_notebook(path, timeout=600):
     client.execute()
     # language_info.version changes from machine to machine: keep the rest of it.
     nb.metadata.get("language_info", {}).pop("version", None)
+    shorten_tracebacks(nb)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         nbformat.write(nb, f, version=4)
+
+
+def shorten_tracebacks(nb):
+    """Store only the last line of an error (``RuntimeError: ...``): the frames above it name
+    this machine's paths and teachgrad's line numbers, which differ from a student's."""
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error" and output.get("traceback"):
+                output["traceback"] = output["traceback"][-1:]
 
 
 def notebooks_in(targets):
