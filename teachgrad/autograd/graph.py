@@ -142,11 +142,13 @@ class SavedTensor:
     A saved *output* of the node keeps only the data and the version counter (not
     the tensor, whose grad_fn is this node), so there is no reference cycle.
     """
+    __slots__ = ("saved_version", "_version_counter", "shape", "dtype", "is_output", "freed",
+                 "_data", "_requires_grad", "_node", "_output_nr", "_tensor", "_output_ref")
 
     def __init__(self, tensor, node=None, is_output=False):
         self.saved_version = tensor._version_counter.version
         self._version_counter = tensor._version_counter
-        self.shape = tuple(tensor.shape)
+        self.shape = tensor._data.shape
         self.dtype = tensor.dtype
         self.is_output = is_output
         self.freed = False
