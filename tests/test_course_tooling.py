@@ -484,6 +484,14 @@ def test_node_names(capsys):
     assert run(capsys, lambda: check.node_names(stub, z))[0].status == check.NOT_ATTEMPTED
 
 
+def test_node_names_hint_for_a_node_listed_twice(capsys):
+    w = torch.tensor(2.0, requires_grad=True)
+    y = w * w                              # both inputs lead to the same AccumulateGrad
+    accumulate = y.grad_fn.next_functions[0][0]
+    result, line = run(capsys, lambda: check.node_names([y.grad_fn, accumulate, accumulate], y))
+    assert not result and "a node appears more than once" in line
+
+
 def my_topological_order(root):
     """A student's topological sort (depth-first, post-order, reversed)."""
     order, seen = [], set()

@@ -581,7 +581,11 @@ def node_names(answer, *roots, order=None, hint=None):
             return f"the same {len(nodes)} nodes as teachgrad's graph"
         missing, extra = sum((real - given).values()), sum((given - real).values())
         odd = [n for n in given if n not in real and not _NODE_NAME.search(n)]
-        if odd:
+        objects = [item for item in answer if not isinstance(item, str)]
+        if len({id(item) for item in objects}) < len(objects):
+            tip = ("a node appears more than once: a node reached along two paths is still one "
+                   "node (keep a set of the nodes already seen)")
+        elif odd:
             tip = ("node names look like 'MulBackward0' or 'AccumulateGrad' — "
                    "type(y.grad_fn).__name__ shows one")
         elif given["AccumulateGrad"] < real["AccumulateGrad"]:
