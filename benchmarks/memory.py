@@ -3,7 +3,7 @@ gone, with the cycle collector switched off -- so only reference counting frees 
 
 Measured with tracemalloc (numpy reports its array buffers to it), for teachgrad only:
 
-* held: traced memory after backward minus before forward, minus the gradients' bytes,
+* held: traced memory after backward, with the gradients dropped, minus before forward,
   as a share of what the forward pass still held when it ended (its activations and graph);
 * growth: traced memory after 25 further training steps versus before them (after a
   warm-up, see ``WARMUP_STEPS``); ``loss`` is still referenced when ``held`` is read, so
@@ -61,9 +61,8 @@ def measure(module, steps=FURTHER_STEPS, warmup=WARMUP_STEPS):
         loss = loss_fn(model(x), y)
         forward = _traced() - before
         loss.backward()
-        grads = sum(p.grad.numel() * p.grad.element_size() for p in model.parameters())
-        held = _traced() - before - grads
-        optimizer.step()
+        optimizer.zero_grad()                # drop the gradients, tensor objects and all
+        held = _traced() - before
         del loss
 
         for _ in range(warmup):

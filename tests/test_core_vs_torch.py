@@ -1185,6 +1185,45 @@ def test_saved_tensor_access_after_backward_raises():
     run(prog, raises="RuntimeError", msg=SECOND_BACKWARD_MSG)
 
 
+CROSS_ENTROPY_SAVED = {
+    "nll_total_weight": lambda loss: loss.grad_fn._saved_total_weight,
+    "log_softmax_result": lambda loss: loss.grad_fn.next_functions[0][0]._saved_result,
+}
+
+
+def test_cross_entropy_saved_values_are_readable():
+    def prog(tg):
+        x = tg.tensor([[0.5, -1.0, 2.0], [0.1, 0.2, -0.3]], requires_grad=True)
+        loss = tg.nn.functional.cross_entropy(x, tg.tensor([2, 0]))
+        return {name: read(loss) for name, read in CROSS_ENTROPY_SAVED.items()}
+    run(prog)
+
+
+@pytest.mark.parametrize("case", sorted(CROSS_ENTROPY_SAVED))
+def test_cross_entropy_saved_values_are_freed_by_backward(case):
+    """What cross-entropy keeps for backward is gone afterwards; reading it raises, as in torch."""
+    def prog(tg):
+        x = tg.tensor([[0.5, -1.0, 2.0], [0.1, 0.2, -0.3]], requires_grad=True)
+        loss = tg.nn.functional.cross_entropy(x, tg.tensor([2, 0]))
+        loss.backward()
+        return CROSS_ENTROPY_SAVED[case](loss)
+    run(prog, raises="RuntimeError", msg=SECOND_BACKWARD_MSG)
+
+
+def test_gradient_sent_down_two_edges_is_not_shared():
+    """``a + b`` hands one gradient to both inputs; accumulating into one must not change
+    the other (teachgrad keeps the first gradient of a leaf without copying it)."""
+    def prog(tg):
+        a = tg.tensor([1.0, 2.0], requires_grad=True)
+        b = tg.tensor([3.0, 4.0], requires_grad=True)
+        c = tg.tensor([1.0, -1.0], requires_grad=True)
+        (a + b).sum().backward()
+        ((c + a) * b).sum().backward()
+        grads = {"a": a.grad, "b": b.grad, "c": c.grad}      # (torch's .grad versions differ)
+        return {"grads": D.snap(grads, version=False), "distinct": a.grad is not b.grad}
+    run(prog)
+
+
 # --------------------------------------------------------------------------------------------
 # retain_graph
 # --------------------------------------------------------------------------------------------
@@ -1452,7 +1491,22 @@ HIGHER = {
     "div": lambda tg, x: 1 / (x * x + 1),
     "sqrt": lambda tg, x: (x * x + 1).sqrt(),
     "cos_mean": lambda tg, x: x.cos().mean(),
+    "log_softmax": lambda tg, x: x.log_softmax(0) * tg.tensor([1.0, 2.0, 3.0]),
+    "softmax": lambda tg, x: x.softmax(0) * tg.tensor([1.0, -2.0, 3.0]),
+    "relu": lambda tg, x: x.relu() * x,
 }
+
+
+@pytest.mark.parametrize("fn", ["log_softmax", "softmax"])
+def test_softmax_gradient_graph_under_create_graph(fn):
+    """Under create_graph the gradient of (log_)softmax is one node, as in torch:
+    (Log)SoftmaxBackwardDataBackward0, wired to the incoming gradient and the output."""
+    def prog(tg):
+        x = T(tg, (2, 3), 21)
+        y = (getattr(x, fn)(1) * T(tg, (2, 3), 22, rg=False)).sum()
+        (g,) = tg.autograd.grad(y, x, create_graph=True)
+        return {"graph": D.graph(g, depth=2), "g": D.loose(g)}
+    run(prog)
 
 
 @pytest.mark.parametrize("case", sorted(HIGHER))

@@ -58,14 +58,10 @@ def run_backward(task, on_node_run=None):
             grads_out = run_node(task, node, grads_in)
             if on_node_run is not None:
                 on_node_run(node, grads_in, grads_out)
-            sent = set()
             for (next_node, input_nr), grad in zip(node.next_functions, grads_out):
                 if next_node is None:
                     continue
                 if grad is not None:
-                    if id(grad) in sent and not task.create_graph:
-                        grad = grad.clone()    # every edge gets its own tensor (see _accumulate_grad)
-                    sent.add(id(grad))
                     add_to_buffer(buffers, next_node, input_nr, grad)
                 dependencies[next_node] -= 1
                 if dependencies[next_node] == 0:
@@ -126,9 +122,8 @@ def add_to_buffer(buffers, node, input_nr, grad):
 
 def run_node(task, node, grads):
     """Hooks, then the node itself, then post-hooks; returns one gradient per next edge."""
-    nothing = [None] * len(node.next_functions)
     if all(grad is None for grad in grads):
-        return nothing      # no gradient reached this node: nothing flows on from it
+        return [None] * len(node.next_functions)    # no gradient reached this node
     grads = call_tensor_pre_hooks(node, grads)
     for hook in node._pre_hooks.values():
         replaced = hook(tuple(grads))
@@ -137,12 +132,14 @@ def run_node(task, node, grads):
     if task.inputs is not None:
         deliver_input_grads(task, node, grads)
         if node not in task.executes:
-            return nothing      # this branch leads to none of the requested inputs
+            return [None] * len(node.next_functions)    # it leads to no requested input
     try:
         grads_out = node(*grads)
         if not isinstance(grads_out, tuple):      # a node with one input returns one tensor
             grads_out = (grads_out,)
         grads_out = validate_outputs(node, grads_out)
+        if len(grads_out) > 1 and not task.create_graph:
+            grads_out = own_tensor_per_edge(grads_out)
         if anomaly.is_anomaly_enabled():
             anomaly.check_for_nan(node, grads_out)
     except Exception:
@@ -156,6 +153,18 @@ def run_node(task, node, grads):
     if not task.retain_graph:
         node.release_saved()
     return grads_out
+
+
+def own_tensor_per_edge(grads):
+    """A tensor returned for several edges (``a + b`` gives ``grad`` to both) is copied
+    for all but the first, so that each edge gets its own (see Tensor._accumulate_grad)."""
+    seen = set()
+    for i, grad in enumerate(grads):
+        if grad is not None:
+            if id(grad) in seen:
+                grads[i] = grad.clone()
+            seen.add(id(grad))
+    return grads
 
 
 def call_tensor_pre_hooks(node, grads):

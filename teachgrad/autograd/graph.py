@@ -45,20 +45,32 @@ def add_hook(hooks, fn):
 
 _NO_HOOKS = MappingProxyType({})
 
+# A graph keeps, for every node, small tuples -- its inputs' flags (needs_input_grad),
+# shapes and dtypes -- that take few distinct values across many nodes. Each node
+# points to one shared tuple rather than keeping a copy of its own.
+_SHARED_TUPLES = {}
+
+
+def shared(value):
+    """The one stored tuple equal to ``value`` (stored now if it is new)."""
+    return _SHARED_TUPLES.setdefault(value, value)
+
 
 class Node:
     """A node of the backward graph: called with the gradients of its outputs,
     it returns the gradients of its inputs, one per entry of ``next_functions``."""
+    __slots__ = ("__weakref__",)      # subclasses without __slots__ get a __dict__ as usual
 
     # Hooks are rare: a node gets its own dicts only when one is registered.
     _pre_hooks = _post_hooks = _NO_HOOKS
     _tensor_pre_hooks = _NO_HOOKS     # output_nr -> hooks of that output tensor
     _retains_grad_hooks = _NO_HOOKS   # output_nr -> the retain_grad hook of that output
+    next_functions = ()               # set when the node is wired to its inputs
+    _input_metadata = ()              # (shape, dtype) of each input, to check gradients
+    _metadata = None
 
     def __init__(self):
-        self.next_functions = ()
         self._sequence_number = next(_sequence_numbers)   # creation order
-        self._input_metadata = ()      # (shape, dtype) of each input, to check gradients
         self._forward_trace = anomaly.forward_trace()
 
     def name(self):
@@ -98,7 +110,7 @@ class Node:
     @property
     def metadata(self):
         """A dict for the user's own notes about this node (as in PyTorch)."""
-        if "_metadata" not in self.__dict__:
+        if self._metadata is None:
             self._metadata = {}
         return self._metadata
 
@@ -111,15 +123,25 @@ class Node:
 
 class AccumulateGrad(Node):
     """Where a leaf that requires grad receives its gradient: adds it into ``variable.grad``."""
+    # One per leaf in every graph: a fixed set of fields, and no __dict__, keeps it small.
+    __slots__ = ("variable", "_pre_hooks", "_post_hooks", "_tensor_pre_hooks",
+                 "_retains_grad_hooks", "_metadata")
+    _sequence_number = sys.maxsize    # as in PyTorch: run as soon as it is ready
+    _forward_trace = None
 
     def name(self):
         return "teachgrad::autograd::AccumulateGrad"    # PyTorch: torch::autograd::AccumulateGrad
 
     def __init__(self, variable):
-        super().__init__()
-        self._sequence_number = sys.maxsize   # as in PyTorch: run as soon as it is ready
         self.variable = variable
-        self._input_metadata = ((variable.shape, variable.dtype),)
+        self._pre_hooks = self._post_hooks = _NO_HOOKS
+        self._tensor_pre_hooks = self._retains_grad_hooks = _NO_HOOKS
+        self._metadata = None
+
+    @property
+    def _input_metadata(self):
+        """The leaf's own (shape, dtype): nothing to store, the node holds the leaf."""
+        return ((self.variable._data.shape, self.variable.dtype),)
 
     def __call__(self, grad):
         self.variable._accumulate_grad(grad)
@@ -148,7 +170,7 @@ class SavedTensor:
     def __init__(self, tensor, node=None, is_output=False):
         self.saved_version = tensor._version_counter.version
         self._version_counter = tensor._version_counter
-        self.shape = tensor._data.shape
+        self.shape = shared(tensor._data.shape)
         self.dtype = tensor.dtype
         self.is_output = is_output
         self.freed = False
@@ -165,6 +187,8 @@ class SavedTensor:
     @property
     def tensor(self):
         """The tensor that was saved, if it still exists (for explaining errors)."""
+        if self.freed:
+            return None
         return self._tensor if not self.is_output else self._output_ref()
 
     @property
@@ -173,7 +197,7 @@ class SavedTensor:
 
     @property
     def is_stale(self):
-        return self.current_version != self.saved_version
+        return not self.freed and self.current_version != self.saved_version
 
     def unpack(self, node=None):
         if self.freed:
@@ -195,9 +219,34 @@ class SavedTensor:
         return tensor
 
     def free(self):
+        """Let go of the tensor (or output data): only the record of what was saved stays."""
         self.freed = True
-        self._tensor = None
-        self._data = None
+        self._tensor = self._data = self._version_counter = None
+        self._node = self._output_ref = None
+
+    @classmethod
+    def freed_record(cls, shape, dtype, is_output):
+        """A record of a tensor that was saved and has been freed (shape and dtype only)."""
+        record = cls.__new__(cls)
+        record.shape, record.dtype, record.is_output = shape, dtype, is_output
+        record.saved_version = None
+        record.free()
+        return record
+
+
+_FREED_RECORDS = {}
+
+
+def freed_records(saved):
+    """What stays of a node's saved tensors once backward has freed them: under each
+    name, a record of the shape and dtype (drawings show it; unpacking it raises).
+    Equal records are shared by all nodes, so a freed graph keeps little memory."""
+    key = tuple([(name, record.shape, record.dtype, record.is_output)
+                 for name, record in saved.items()])
+    if key not in _FREED_RECORDS:
+        _FREED_RECORDS[key] = MappingProxyType(
+            {name: SavedTensor.freed_record(*facts) for name, *facts in key})
+    return _FREED_RECORDS[key]
 
 
 def inplace_modification_error(saved, node):

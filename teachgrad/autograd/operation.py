@@ -13,17 +13,20 @@ node to the nodes of its inputs. ``Operation.apply_inplace`` does the same for
 ``x.add_(y)`` and friends: it writes into ``x``, bumps its version and rebases
 its history.
 """
+from types import MappingProxyType
+
 import numpy as np
 
 from teachgrad import dtypes
 from teachgrad.autograd import grad_mode
-from teachgrad.autograd.graph import Node, SavedTensor
+from teachgrad.autograd.graph import Node, SavedTensor, freed_records, shared
 from teachgrad.tensor import Tensor
 
 
 class Operation(Node):
     input_names = ("self",)      # PyTorch's names for the tensor inputs, as in _saved_self
     promote = "common"           # "common": inputs cast to one dtype; "float": ints become float
+    _saved = MappingProxyType({})   # a node that records gets its own dict of saved tensors
 
     # ---- forward: compute, save, wire ------------------------------------
     @classmethod
@@ -44,17 +47,19 @@ class Operation(Node):
     @classmethod
     def _new_node(cls, inputs):
         node = cls.__new__(cls)
-        # (a view asks its base too: the base may require grad since the view was made)
-        needs_input_grad = tuple([t._requires_grad or t._base is not None and t.requires_grad
-                                  for t in inputs])
-        node._recording = grad_mode.is_grad_enabled() and True in needs_input_grad
         node._inputs = inputs
-        node._saved = {}
-        if node._recording:
-            Node.__init__(node)
-            node.needs_input_grad = needs_input_grad
+        if grad_mode.is_grad_enabled():
+            # (a view asks its base too: the base may require grad since the view was made)
+            flags = tuple([t._requires_grad or t._base is not None and t.requires_grad
+                           for t in inputs])
+            node.needs_input_grad = shared(flags)
+            node._recording = True in flags
         else:
             node.needs_input_grad = (False,) * len(inputs)
+            node._recording = False
+        if node._recording:
+            Node.__init__(node)
+            node._saved = {}
         return node
 
     @classmethod
@@ -104,7 +109,7 @@ class Operation(Node):
     def _connect(self, inputs, outputs):
         """Point the outputs at this node and this node at its inputs' nodes."""
         self.next_functions = tuple([t._gradient_edge() for t in inputs])
-        self._input_metadata = tuple([(t._data.shape, t.dtype) for t in inputs])
+        self._input_metadata = shared(tuple([(t._data.shape, t.dtype) for t in inputs]))
         self._num_outputs = len(outputs)
         for output_nr, out in enumerate(outputs):
             if out._data.dtype.kind == "f":
@@ -135,14 +140,15 @@ class Operation(Node):
     def __call__(self, *grad_outputs):
         grads = self.backward(*grad_outputs)
         grads = grads if isinstance(grads, tuple) else (grads,)
-        # no gradient for an input that needs none (the formula may have computed one anyway)
-        grads = tuple(g if needed else None for g, needed in zip(grads, self.needs_input_grad))
+        if False in self.needs_input_grad:
+            # no gradient for an input that needs none (the formula may have computed one anyway)
+            grads = tuple([g if needed else None for g, needed in zip(grads, self.needs_input_grad)])
         return grads[0] if len(grads) == 1 else grads     # as PyTorch: one input, one tensor
 
     def __getattr__(self, name):
         """``node._saved_other`` unpacks (and version-checks) a saved tensor;
         ``node._raw_saved_other`` gives the SavedTensor record itself."""
-        saved = self.__dict__.get("_saved", {})
+        saved = self._saved
         if name.startswith("_saved_") and name[7:] in saved:
             return saved[name[7:]].unpack(self)
         if name.startswith("_raw_saved_") and name[11:] in saved:
@@ -159,6 +165,8 @@ class Operation(Node):
     def release_saved(self):
         for saved in self._saved.values():
             saved.free()
+        if self._saved:
+            self._saved = freed_records(self._saved)
 
 
 def broadcast_error_message(shapes):

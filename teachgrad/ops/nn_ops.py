@@ -551,26 +551,27 @@ class NllLossBackward0(Operation):
         out_of_bounds = counted & ((target < 0) | (target >= x.shape[1]))
         if out_of_bounds.any():
             raise IndexError(f"Target {target[out_of_bounds][0]} is out of bounds.")
-        safe_target = np.where(counted, target, 0)
-        self._safe_target = safe_target[:, None]
-        picked = np.take_along_axis(x, self._safe_target, axis=1)[:, 0]
-        sample_weight = counted.astype(x.dtype) if weight is None else weight[safe_target] * counted
-        self._sample_weight = sample_weight
-        self._saved_total_weight = sample_weight.sum(dtype=x.dtype)
+        safe_target = np.where(counted, target, 0)[:, None]
+        picked = np.take_along_axis(x, safe_target, axis=1)[:, 0]
+        sample_weight = counted.astype(x.dtype) if weight is None else weight[safe_target[:, 0]] * counted
+        total_weight = sample_weight.sum(dtype=x.dtype)
+        self.keep("safe_target", safe_target)           # freed after backward, like the saved tensors
+        self.keep("sample_weight", sample_weight)
+        self.keep("total_weight", np.asarray(total_weight))
         losses = -picked * sample_weight
         if reduction == "none":
             return losses.reshape(self._saved_target.shape)
         total = losses.sum(dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(total / self._saved_total_weight if reduction == "mean" else total)
+            return np.asarray(total / total_weight if reduction == "mean" else total)
 
     def backward(self, grad):
         """Each sample's gradient: -weight (÷ the total weight) at its target class, 0 elsewhere."""
-        scale = -self._sample_weight
+        scale = -self._saved_sample_weight._data
         if self._saved_reduction == "mean":
-            scale = scale / self._saved_total_weight
+            scale = scale / self._saved_total_weight._data
         coefficients = np.zeros(self._samples_shape, dtype=scale.dtype)
-        np.put_along_axis(coefficients, self._safe_target, scale[:, None], axis=1)
+        np.put_along_axis(coefficients, self._saved_safe_target._data, scale[:, None], axis=1)
         if self._saved_reduction == "none" and len(self._input_shape) > 1:
             grad = grad.unsqueeze(1)
         return grad * Tensor._make(coefficients.reshape(self._input_shape))

@@ -168,8 +168,38 @@ class SoftmaxBackward0(Operation):
         return shifted / shifted.sum(axis=dim, keepdims=True)
 
     def backward(self, grad):
-        result, dim = self._saved_result, self._saved_dim
-        return result * (grad - (grad * result).sum(dim, keepdim=True))
+        return SoftmaxBackwardDataBackward0.apply(grad, self._saved_result, dim=self._saved_dim)
+
+
+class SoftmaxGradient(Operation):
+    """The gradient of softmax or log_softmax as one op of the incoming gradient and the
+    output, as in PyTorch: under create_graph it is one node, differentiable in turn."""
+    input_names = ("grad_output", "output")
+
+    def forward(self, grad, output, dim):
+        self.save("grad_output")
+        self.save("output")
+        self._saved_dim = dim
+        return self.gradient(grad, output, dim)
+
+    def saved(self):
+        return self._saved_grad_output, self._saved_output, self._saved_dim
+
+
+class SoftmaxBackwardDataBackward0(SoftmaxGradient):
+    """softmax's gradient: ``output * (grad - sum(grad * output))`` along ``dim``."""
+
+    @staticmethod
+    def gradient(grad, output, dim):
+        return output * (grad - (grad * output).sum(axis=dim, keepdims=True))
+
+    def backward(self, grad):
+        grad_output, output, dim = self.saved()
+        weighted = (grad * output).sum(dim, keepdim=True)
+        grad_grad_output = output * (grad - weighted)
+        grad_output_sum = (grad_output * output).sum(dim, keepdim=True)
+        grad_out = grad * (grad_output - grad_output_sum) - grad_output * weighted
+        return grad_grad_output, grad_out
 
 
 class LogSoftmaxBackward0(Operation):
@@ -182,8 +212,22 @@ class LogSoftmaxBackward0(Operation):
         return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
 
     def backward(self, grad):
-        result, dim = self._saved_result, self._saved_dim
-        return grad - result.exp() * grad.sum(dim, keepdim=True)
+        return LogSoftmaxBackwardDataBackward0.apply(grad, self._saved_result, dim=self._saved_dim)
+
+
+class LogSoftmaxBackwardDataBackward0(SoftmaxGradient):
+    """log_softmax's gradient: ``grad - exp(output) * sum(grad)`` along ``dim``."""
+
+    @staticmethod
+    def gradient(grad, output, dim):
+        return grad - np.exp(output) * grad.sum(axis=dim, keepdims=True)
+
+    def backward(self, grad):
+        grad_output, output, dim = self.saved()
+        softmax = output.exp()
+        grad_grad_output = grad - (grad * softmax).sum(dim, keepdim=True)
+        grad_out = -grad * softmax * grad_output.sum(dim, keepdim=True)
+        return grad_grad_output, grad_out
 
 
 class LogsumexpBackward0(Operation):
