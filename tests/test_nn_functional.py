@@ -192,6 +192,58 @@ def test_max_pool_gradient_goes_to_the_first_maximum_on_ties():
     _compare(lambda lib, x: lib.nn.functional.max_pool2d(x, 3, 1, 1), [x])
 
 
+# (kernel_size, stride, padding, dilation): windows that tile the image, leave gaps between
+# them, overlap, are dilated or rectangular; with odd sizes the last rows and columns drop
+MAX_POOL_GEOMETRIES = [(2, 2, 0, 1), (3, 3, 0, 1), (2, 3, 0, 1), (3, 1, 1, 1), (3, 2, 1, 1),
+                       (2, 1, 0, 2), ((2, 3), (1, 2), (1, 0), 1), (1, 1, 0, 1)]
+
+
+def _pool_input(seed, shape, nans):
+    """Few distinct values (many ties), zeros of both signs and, if ``nans``, several NaNs."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-2, 3, shape).astype(np.float32)
+    x[x == 0] = rng.choice(np.float32([0.0, -0.0]), int((x == 0).sum()))
+    if nans:
+        x[rng.random(shape) < 0.2] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("geometry", MAX_POOL_GEOMETRIES)
+@pytest.mark.parametrize("nans", [False, True])
+@pytest.mark.parametrize("shape", [(2, 3, 7, 9), (3, 8, 6)])
+def test_max_pool2d_matches_torch_bit_for_bit(geometry, nans, shape):
+    """Values (with the sign of zero), indices, gradient and gradient of the gradient: the
+    first maximum wins a tie, the last NaN wins among NaNs, overlapping windows add up."""
+    kernel_size, stride, padding, dilation = geometry
+    x = _pool_input(sum(shape) + nans, shape, nans)
+    results = []
+    for lib in (tg, torch):
+        x_t = lib.tensor(x, requires_grad=True)
+        out, indices = lib.nn.functional.max_pool2d(x_t, kernel_size, stride, padding, dilation,
+                                                    return_indices=True)
+        (upstream, weights) = arrays(7, tuple(out.shape), tuple(x.shape))
+        grad_out = lib.tensor(upstream, requires_grad=True)
+        (grad_x,) = lib.autograd.grad(out, x_t, grad_out, create_graph=True)
+        (grad_x * lib.tensor(weights)).sum().backward()
+        results.append([t.detach().numpy() for t in (out, indices, grad_x, grad_out.grad)])
+        assert type(grad_x.grad_fn).__name__ == "MaxPool2DWithIndicesBackwardBackward0"
+    for ours, theirs in zip(*results):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+        np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
+
+
+def test_max_pool2d_nan_wins_over_infinity_and_the_last_nan_wins():
+    x = np.float32([[[[1, np.nan, np.inf, np.nan], [np.nan, 3, 4, -np.inf],
+                      [-np.inf, -np.inf, -0.0, 0.0], [-np.inf, -np.inf, 0.0, -0.0]]]])
+    for kwargs in ({"kernel_size": 2}, {"kernel_size": 3, "stride": 1}):
+        ours = tg.nn.functional.max_pool2d(tg.tensor(x), return_indices=True, **kwargs)
+        theirs = torch.nn.functional.max_pool2d(torch.tensor(x), return_indices=True, **kwargs)
+        for o, t in zip(ours, theirs):
+            np.testing.assert_array_equal(o.numpy(), t.numpy())
+            np.testing.assert_array_equal(np.signbit(o.numpy()), np.signbit(t.numpy()))
+
+
 def test_batch_norm_function_and_running_statistics():
     x, w, b = arrays(14, (6, 3), (3,), (3,))
     stats = []

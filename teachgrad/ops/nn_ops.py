@@ -177,8 +177,9 @@ class ConvolutionBackward0(WindowOperation):
 
 # ---- pooling ----------------------------------------------------------------------------
 class MaxPool2DWithIndicesBackward0(WindowOperation):
-    """The largest value of each window (the first one, on ties; NaN beats everything),
-    and where it was: an index into the flattened H * W plane of the input."""
+    """The largest value of each window (the first one, on ties; a NaN beats everything, and
+    of several NaNs the last one wins, as in PyTorch), and where it was: an index into the
+    flattened H * W plane of the input."""
 
     def forward(self, x, kernel_size, stride, padding, dilation, return_indices):
         self.keep_geometry(kernel_size, stride, padding, dilation)
@@ -187,31 +188,57 @@ class MaxPool2DWithIndicesBackward0(WindowOperation):
         out_shape = output_shape(x.shape[-2:], kernel_size, stride, padding, dilation)
         views = kernel_views(pad_image(x, padding, -np.inf), kernel_size, stride, dilation,
                              out_shape)
-        best = next(views).copy()
-        position = np.zeros(best.shape, dtype=np.int64)     # which kernel position won
-        has_nan = np.isnan(x).any()                          # a NaN wins, as in PyTorch
-        for k, view in enumerate(views, start=1):
-            larger = view > best
-            if has_nan:
-                larger |= np.isnan(view) & ~np.isnan(best)
-            np.copyto(best, view, where=larger)
-            np.copyto(position, k, where=larger)
+        columns = np.stack(list(views))          # (KH * KW, ..., OH, OW), one copy
+        position = winning_positions(columns)    # which kernel position won, in each window
+        best = pick(columns, position)
         indices = self._input_indices(position)
         self.keep("result1", indices)           # PyTorch's name for the saved indices
         return (best, indices) if return_indices else best
 
     def _input_indices(self, position):
-        """Turn each maximum's kernel position into its index in the input's H * W plane."""
-        kernel_w, (stride_h, stride_w) = self._saved_kernel_size[1], self._saved_stride
+        """Turn each maximum's kernel position into its index in the input's H * W plane:
+        the index of its window's top-left corner plus the position's offset from that corner."""
+        (kernel_h, kernel_w), (stride_h, stride_w) = self._saved_kernel_size, self._saved_stride
         (pad_h, pad_w), (dilation_h, dilation_w) = self._saved_padding, self._saved_dilation
-        out_h, out_w = position.shape[-2:]
-        row = np.arange(out_h)[:, None] * stride_h - pad_h + position // kernel_w * dilation_h
-        column = np.arange(out_w) * stride_w - pad_w + position % kernel_w * dilation_w
-        return row * self._input_shape[-1] + column
+        width, (out_h, out_w) = self._input_shape[-1], position.shape[-2:]
+        corner = ((np.arange(out_h)[:, None] * stride_h - pad_h) * width
+                  + np.arange(out_w) * stride_w - pad_w)
+        offset = (np.arange(kernel_h)[:, None] * dilation_h * width
+                  + np.arange(kernel_w) * dilation_w).reshape(-1)    # one per kernel position
+        return corner + offset[position]
 
     def backward(self, grad, grad_indices=None):
         return MaxPool2DWithIndicesBackwardBackward0.apply(
             grad, indices=self._saved_result1._data, input_shape=self._input_shape)
+
+
+def winning_positions(columns):
+    """For each window, the kernel position of its maximum, chosen as PyTorch chooses it.
+
+    ``columns[k]`` holds every window's value at kernel position k. Scanning k in order,
+    a value replaces the running maximum if it is larger (so the first of equal maxima
+    stays) or if it is NaN (so the last NaN wins). Whole contiguous arrays are compared
+    at each step, without branching on each value: that is what makes it fast.
+    """
+    best = columns[0].copy()                         # the running maximum
+    position = np.zeros(best.shape, dtype=np.int64)
+    has_nan = np.isnan(columns).any()
+    for k in range(1, len(columns)):
+        replaces = columns[k] > best
+        if has_nan:
+            replaces |= np.isnan(columns[k])
+        np.maximum(columns[k], best, out=best)       # NaN propagates, as it does above
+        # k where it replaces, else unchanged (k is larger than every earlier position)
+        np.maximum(position, replaces * k, out=position)
+    return position
+
+
+def pick(columns, position):
+    """``columns[position[i], i]`` for every place i: like ``np.take_along_axis`` on the
+    first axis, but with one flat index, which numpy takes much faster."""
+    places = position.size
+    flat = position.reshape(-1) * places + np.arange(places)
+    return columns.reshape(-1)[flat].reshape(position.shape)
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Operation):
@@ -222,19 +249,20 @@ class MaxPool2DWithIndicesBackwardBackward0(Operation):
     def forward(self, grad, indices, input_shape):
         self._indices, self._input_shape = indices, input_shape
         image = np.zeros(input_shape, dtype=grad.dtype)
-        planes = image.reshape(-1, input_shape[-2] * input_shape[-1])
-        np.add.at(planes, (self._plane_numbers(), indices.reshape(len(planes), -1)),
-                  grad.reshape(len(planes), -1))
+        # added, not assigned: overlapping windows can have their maximum at the same place
+        np.add.at(image.reshape(-1), self._image_indices(), grad.reshape(-1))
         return image
 
-    def _plane_numbers(self):
-        """Row i of the (planes, H * W) view for every index of plane i."""
-        return np.arange(int(np.prod(self._input_shape[:-2])))[:, None]
+    def _image_indices(self):
+        """Each index into an H * W plane turned into an index into the whole flattened
+        image (numpy's ``add.at`` is many times faster with one flat index than with two)."""
+        height, width = self._input_shape[-2:]
+        planes = int(np.prod(self._input_shape[:-2]))
+        plane_starts = np.arange(planes)[:, None] * (height * width)
+        return (self._indices.reshape(planes, -1) + plane_starts).reshape(-1)
 
     def backward(self, grad):
-        height, width = self._input_shape[-2:]
-        planes = grad.reshape(-1, height * width)
-        gathered = planes[self._plane_numbers(), self._indices.reshape(len(planes), -1)]
+        gathered = grad.reshape(-1)[self._image_indices()]
         return gathered.reshape(self._indices.shape)
 
 
