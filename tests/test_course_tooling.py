@@ -120,12 +120,21 @@ def _output_texts(output):
 
 @pytest.mark.parametrize("path", executed_notebooks(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_stored_outputs_name_no_absolute_path(path):
-    """Outputs must read the same on every machine: no path like /home/me/teachgrad/x.py.
-    (ipykernel's temporary cell files, in warnings, are sanitized for nbval and allowed.)"""
+    """Outputs must read the same on every machine: no path like /home/me/teachgrad/x.py,
+    nor the kernel's temporary file for a cell (/tmp/ipykernel_4242/1473806898.py)."""
     texts = [ANSI_COLOUR.sub("", text) for cell in nbformat.read(path, as_version=4).cells
              for output in cell.get("outputs", []) for text in _output_texts(output)]
-    found = [m for text in texts for m in ABSOLUTE_PATH.findall(text) if "/ipykernel_" not in m]
+    found = [m for text in texts for m in ABSOLUTE_PATH.findall(text)]
     assert found == []
+
+
+def test_warnings_are_stored_without_the_cell_file():
+    nb = new_notebook(cells=[new_code_cell("warn()")])
+    nb.cells[0].outputs = [nbformat.v4.new_output(
+        "stream", name="stderr",
+        text="/tmp/ipykernel_4242/1473806898.py:1: UserWarning: careful\n  warn()\n")]
+    run_notebooks.drop_cell_file_names(nb)
+    assert nb.cells[0].outputs[0]["text"] == "UserWarning: careful\n  warn()\n"
 
 
 def test_shorten_tracebacks_keeps_only_the_error_line():

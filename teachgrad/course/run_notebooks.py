@@ -12,6 +12,7 @@ beside it is regenerated afterwards (``make_exercises``).
 """
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -54,6 +55,7 @@ def run_notebook(path, timeout=600):
     # language_info.version changes from machine to machine: keep the rest of it.
     nb.metadata.get("language_info", {}).pop("version", None)
     shorten_tracebacks(nb)
+    drop_cell_file_names(nb)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         nbformat.write(nb, f, version=4)
 
@@ -65,6 +67,20 @@ def shorten_tracebacks(nb):
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error" and output.get("traceback"):
                 output["traceback"] = output["traceback"][-1:]
+
+
+# How Python's warnings name the cell they come from: the kernel's temporary file for it.
+CELL_FILE = re.compile(r"\S*/ipykernel_\d+/\d+\.py:\d+: ")
+
+
+def drop_cell_file_names(nb):
+    """A warning from a cell starts with the kernel's file for that cell
+    (``/tmp/ipykernel_4242/1473806898.py:1: UserWarning: ...``), a path that changes at
+    every run: the stored warning starts at its category (``UserWarning: ...``)."""
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                output["text"] = CELL_FILE.sub("", output["text"])
 
 
 def notebooks_in(targets):
