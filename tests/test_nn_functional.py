@@ -116,6 +116,17 @@ def test_cross_entropy_options(reduction, smoothing):
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_nll_loss_with_every_sample_ignored(reduction):
+    """The mean over no counted sample is 0 / 0: nan, as in torch, and zero gradients."""
+    (x,) = arrays(10, (3, 4))
+
+    def call(lib, x):
+        return lib.nn.functional.nll_loss(x, lib.tensor([1, 1, 1]), ignore_index=1,
+                                          reduction=reduction)
+    _compare(call, [x])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("smoothing", [0.0, 0.1])
 def test_cross_entropy_with_class_probabilities(reduction, smoothing):
     (x,) = arrays(8, (3, 4))

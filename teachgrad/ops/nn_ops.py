@@ -572,37 +572,63 @@ class NllLossBackward0(Operation):
 
     def forward(self, x, target, weight, reduction, ignore_index):
         self._saved_target, self._saved_ignore_index = target, ignore_index
-        self._saved_reduction, self._input_shape = reduction, x.shape
-        x, target = np.atleast_2d(x), target.reshape(target.shape if target.ndim else 1)
+        self._saved_weight, self._saved_reduction, self._input_shape = weight, reduction, x.shape
+        x = np.atleast_2d(x)
         self._samples_shape = x.shape
-        counted = target != ignore_index
-        out_of_bounds = counted & ((target < 0) | (target >= x.shape[1]))
-        if out_of_bounds.any():
-            raise IndexError(f"Target {target[out_of_bounds][0]} is out of bounds.")
-        safe_target = np.where(counted, target, 0)[:, None]
-        picked = np.take_along_axis(x, safe_target, axis=1)[:, 0]
-        sample_weight = counted.astype(x.dtype) if weight is None else weight[safe_target[:, 0]] * counted
+        _, safe_target, sample_weight = self.targets_and_weights(x.dtype)
+        if safe_target.size and (safe_target.min() < 0 or safe_target.max() >= x.shape[1]):
+            flat = target.reshape(-1)
+            bad = flat[(flat != ignore_index) & ((flat < 0) | (flat >= x.shape[1]))][0]
+            raise IndexError(f"Target {bad} is out of bounds.")
+        losses = -_at_classes(x, safe_target) * sample_weight
         total_weight = sample_weight.sum(dtype=x.dtype)
-        self.keep("safe_target", safe_target)           # freed after backward, like the saved tensors
-        self.keep("sample_weight", sample_weight)
-        self.keep("total_weight", np.asarray(total_weight))
-        losses = -picked * sample_weight
+        self.keep("total_weight", np.asarray(total_weight))    # as PyTorch does
         if reduction == "none":
-            return losses.reshape(self._saved_target.shape)
+            return losses.reshape(target.shape)
         total = losses.sum(dtype=x.dtype)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(total / total_weight if reduction == "mean" else total)
+        if reduction == "sum":
+            return np.asarray(total)
+        with np.errstate(invalid="ignore", divide="ignore"):   # every sample ignored: nan
+            return np.asarray(total / total_weight)
+
+    def targets_and_weights(self, dtype):
+        """For each sample: is it counted (not ignored), its target class (0 for an ignored
+        one) and its weight (0 if ignored)."""
+        target = self._saved_target.reshape(self._saved_target.shape if self._saved_target.ndim
+                                            else 1)
+        counted = target != self._saved_ignore_index
+        safe_target = np.where(counted, target, 0)
+        if self._saved_weight is None:
+            return counted, safe_target, counted.astype(dtype)
+        return counted, safe_target, self._saved_weight[safe_target] * counted
 
     def backward(self, grad):
         """Each sample's gradient: -weight (÷ the total weight) at its target class, 0 elsewhere."""
-        scale = -self._saved_sample_weight._data
+        counted, safe_target, sample_weight = self.targets_and_weights(grad.dtype.numpy)
+        scale = -sample_weight
         if self._saved_reduction == "mean":
-            scale = scale / self._saved_total_weight._data
+            with np.errstate(invalid="ignore", divide="ignore"):     # ignored samples get 0
+                scale = np.where(counted, scale / self._saved_total_weight._data, scale)
         coefficients = np.zeros(self._samples_shape, dtype=scale.dtype)
-        np.put_along_axis(coefficients, self._saved_safe_target._data, scale[:, None], axis=1)
+        _at_classes(coefficients, safe_target, put=scale)
         if self._saved_reduction == "none" and len(self._input_shape) > 1:
             grad = grad.unsqueeze(1)
         return grad * Tensor._make(coefficients.reshape(self._input_shape))
+
+
+def _at_classes(x, classes, put=None):
+    """``x[n, classes[n]]`` for every sample n (for images, at every pixel too), or, with
+    ``put``, those places set to it. A plain index for (N, C) rows, the common case: numpy's
+    take/put_along_axis, which serve the image case, cost far more on small batches."""
+    if x.ndim == 2:
+        places = (np.arange(len(x)), classes)
+        if put is None:
+            return x[places]
+        x[places] = put
+    elif put is None:
+        return np.take_along_axis(x, classes[:, None], axis=1)[:, 0]
+    else:
+        np.put_along_axis(x, classes[:, None], put[:, None], axis=1)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
