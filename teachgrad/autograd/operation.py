@@ -69,10 +69,11 @@ class Operation(Node):
             return arrays
         if cls.promote == "common" and len(inputs) > 1:
             first = arrays[0].dtype
-            if len(arrays) == 2 and arrays[1].dtype == first:
-                return arrays       # the common case, checked without a loop
-            if all(a.dtype == first for a in arrays):
-                return arrays
+            for a in arrays:
+                if a.dtype != first:
+                    break
+            else:
+                return arrays       # the common case: one dtype already
             common = dtypes.result_type(inputs).numpy
             return [a if a.dtype == common else a.astype(common) for a in arrays]
         if cls.promote == "float":

@@ -54,7 +54,9 @@ class AddmmBackward0(Operation):
         if self.needs_input_grad[2]:
             self.save("mat1")
             self._mat2_is_transposed = _is_transposed(b)
-        return a @ b + bias
+        out = a @ b
+        out += bias                 # into the fresh product: no second array
+        return out
 
     def backward(self, grad):
         grad_mat1 = grad.mm(self._saved_mat2.t()) if self.needs_input_grad[1] else None
