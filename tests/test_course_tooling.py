@@ -128,6 +128,18 @@ def test_stored_outputs_name_no_absolute_path(path):
     assert found == []
 
 
+def test_printed_text_is_stored_as_one_output_per_stream():
+    nb = new_notebook(cells=[new_code_cell("print(1); print(2)")])
+    stream = nbformat.v4.new_output
+    nb.cells[0].outputs = [stream("stream", name="stdout", text="1\n"),
+                           stream("stream", name="stdout", text="2\n"),
+                           stream("stream", name="stderr", text="careful\n"),
+                           stream("stream", name="stdout", text="3\n")]
+    run_notebooks.merge_streams(nb)
+    assert [(o["name"], o["text"]) for o in nb.cells[0].outputs] == [
+        ("stdout", "1\n2\n"), ("stderr", "careful\n"), ("stdout", "3\n")]
+
+
 def test_warnings_are_stored_without_the_cell_file():
     nb = new_notebook(cells=[new_code_cell("warn()")])
     nb.cells[0].outputs = [nbformat.v4.new_output(

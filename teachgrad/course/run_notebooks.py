@@ -56,6 +56,7 @@ def run_notebook(path, timeout=600):
     nb.metadata.get("language_info", {}).pop("version", None)
     shorten_tracebacks(nb)
     drop_cell_file_names(nb)
+    merge_streams(nb)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         nbformat.write(nb, f, version=4)
 
@@ -81,6 +82,23 @@ def drop_cell_file_names(nb):
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream" and output.get("name") == "stderr":
                 output["text"] = CELL_FILE.sub("", output["text"])
+
+
+def merge_streams(nb):
+    """One output per run of printed text: the kernel splits a cell's stdout into pieces
+    depending on timing, and the stored file should not change from run to run."""
+    for cell in nb.cells:
+        merged = []
+        for output in cell.get("outputs", []):
+            previous = merged[-1] if merged else None
+            if (previous is not None and output.get("output_type") == "stream"
+                    and previous.get("output_type") == "stream"
+                    and previous.get("name") == output.get("name")):
+                previous["text"] += output["text"]
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
 
 
 def notebooks_in(targets):
