@@ -551,6 +551,36 @@ def test_matmul(case, form):
     run(_op_program(fn, [("f", sa), ("f", sb)], seed=9, depth=depth, version=depth != 0))
 
 
+def _matmul_of_ones(shape_a, shape_b):
+    return lambda tg, f, d: tg.matmul(tg.ones(*shape_a, dtype=f), tg.ones(*shape_b, dtype=d))
+
+
+MIXED_DTYPE_PRODUCTS = {
+    # products never promote: factors of different dtypes get PyTorch's error, whose wording
+    # depends on the kernel the product reaches (mm, addmm, addmv, dot, bmm)
+    "mm": lambda tg, f, d: tg.mm(tg.ones(2, 3, dtype=f), tg.ones(3, 2, dtype=d)),
+    "mm_ints": lambda tg, f, d: tg.mm(tg.ones(2, 3, dtype=tg.int32), tg.ones(3, 2, dtype=tg.int64)),
+    "addmm_bias": lambda tg, f, d: tg.addmm(tg.ones(3, dtype=d), tg.ones(2, 4, dtype=f),
+                                            tg.ones(4, 3, dtype=f)),
+    "addmm_mat1": lambda tg, f, d: tg.addmm(tg.ones(3, dtype=f), tg.ones(2, 4, dtype=d),
+                                            tg.ones(4, 3, dtype=f)),
+    "addmm_mat2": lambda tg, f, d: tg.addmm(tg.ones(3, dtype=f), tg.ones(2, 4, dtype=f),
+                                            tg.ones(4, 3, dtype=d)),
+    "mv": lambda tg, f, d: tg.mv(tg.ones(2, 3, dtype=d), tg.ones(3, dtype=f)),
+    "dot": lambda tg, f, d: tg.dot(tg.ones(3, dtype=d), tg.ones(3, dtype=f)),
+    "bmm": lambda tg, f, d: tg.bmm(tg.ones(2, 2, 3, dtype=f), tg.ones(2, 3, 2, dtype=d)),
+    "linear": lambda tg, f, d: tg.nn.functional.linear(tg.ones(2, 3, dtype=d), tg.ones(4, 3, dtype=f),
+                                                       tg.ones(4, dtype=f)),
+    **{f"matmul_{case}": _matmul_of_ones(sa, sb) for case, (sa, sb, _) in MATMUL.items()},
+}
+
+
+@pytest.mark.parametrize("case", sorted(MIXED_DTYPE_PRODUCTS))
+def test_products_of_different_dtypes_raise(case):
+    run(lambda tg: MIXED_DTYPE_PRODUCTS[case](tg, tg.float32, tg.float64),
+        raises="RuntimeError", msg=FIRST_LINE)
+
+
 def test_matmul_one_side_constant():
     run(_op_program(lambda tg, a, b: a @ b, [("f", (2, 3)), ("c", (3, 4))], seed=10))
     run(_op_program(lambda tg, a, b: a @ b, [("c", (2, 3)), ("f", (3, 4))], seed=11))

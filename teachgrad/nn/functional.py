@@ -39,12 +39,6 @@ def linear(input, weight, bias=None):
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
-    if input.dtype is not weight.dtype and bias is None:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_type_name(input).lower()} != {_type_name(weight).lower()}")
-    if input.dtype is not weight.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                           f"{_type_name(input)} and {_type_name(weight)}")
     if bias is None:
         return linalg.matmul(input, weight.t())
     if input.ndim == 2:

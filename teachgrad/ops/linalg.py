@@ -116,6 +116,41 @@ class BmmBackward0(Operation):
         return grad_self, grad_mat2
 
 
+# ---- PyTorch's errors for factors of different dtypes (no silent promotion) ------------
+C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long int",
+                "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def _short(t):
+    """A dtype as PyTorch's messages name it: "Float", "Double", "Long"."""
+    return t.dtype.legacy_name[:-len("Tensor")]
+
+
+def _check_same_dtype(kind, *tensors):
+    """Raise PyTorch's error for ``kind`` of product if the factors' dtypes differ."""
+    if all(t.dtype is tensors[0].dtype for t in tensors):
+        return
+    if kind == "mm":
+        a, b = tensors
+        message = (f"expected m1 and m2 to have the same dtype, but got: "
+                   f"{C_TYPE_NAMES[a.dtype.name]} != {C_TYPE_NAMES[b.dtype.name]}")
+    elif kind == "addmm":
+        bias, mat1, mat2 = tensors
+        first, second = ("self", bias) if bias.dtype is not mat2.dtype else ("mat1", mat1)
+        message = (f"{first} and mat2 must have the same dtype, but got {_short(second)} "
+                   f"and {_short(mat2)}")
+    elif kind == "mv":
+        mat, vec = tensors
+        message = (f"addmv input tensors must have the same dtype, but got {_short(vec)}, "
+                   f"{_short(mat)}, and {_short(vec)}")
+    elif kind == "dot":
+        message = (f"dot : expected both vectors to have same dtype, but found "
+                   f"{_short(tensors[0])} and {_short(tensors[1])}")
+    else:     # bmm
+        message = f"expected scalar type {_short(tensors[0])} but found {_short(tensors[1])}"
+    raise RuntimeError(message)
+
+
 def _check_matrix(name, t, ndim):
     if t.ndim != ndim:
         raise RuntimeError(f"{name}: Expected {ndim}-D tensor, but got {t.ndim}-D tensor")
@@ -124,26 +159,31 @@ def _check_matrix(name, t, ndim):
 def mm(input, mat2):
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+    _check_same_dtype("mm", input, mat2)
     return MmBackward0.apply(input, mat2)
 
 
 def addmm(input, mat1, mat2):
+    _check_same_dtype("addmm", input, mat1, mat2)
     return AddmmBackward0.apply(input, mat1, mat2)
 
 
 def mv(input, vec):
+    _check_same_dtype("mv", input, vec)
     return MvBackward0.apply(input, vec)
 
 
 def dot(input, tensor):
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    _check_same_dtype("dot", input, tensor)
     return DotBackward0.apply(input, tensor)
 
 
 def bmm(input, mat2):
     _check_matrix("batch1", input, 3)
     _check_matrix("batch2", mat2, 3)
+    _check_same_dtype("bmm", input, mat2)
     return BmmBackward0.apply(input, mat2)
 
 
@@ -153,6 +193,10 @@ def matmul(input, other):
     if a == 0 or b == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{a}D and {b}D")
+    if b == 1 and a > 2:
+        _check_same_dtype("mv", input, other)     # as PyTorch, which folds the batch into mv
+    elif b > 2:
+        _check_same_dtype("bmm", input, other)
     if a == 1 and b == 1:
         return dot(input, other)
     if a == 2 and b == 1:
