@@ -63,7 +63,9 @@ def main(argv=None):
         print(note)
     method = (f"Medians of {repeats} interleaved repetitions (A B C A B C ...) after a warm-up; "
               f"numpy's BLAS and torch both on {args.threads} thread(s). Ratios are the figures "
-              "that count; absolute times vary with the machine's load.")
+              "that count; absolute times vary with the machine's load. In brackets beside a "
+              "ratio: the quartiles of the ratios of the single rounds, how much it moved "
+              "during the run.")
     args.output.write_text(
         f"# teachgrad benchmarks\n\nCommand: `{command}` ({datetime.date.today()})\n\n"
         f"Machine: {machine}\n\n{method}\n\n{markdown_table(rows)}\n\n"

@@ -43,7 +43,8 @@ def run(repeats):
     times = timing.interleaved(contenders(), repeats, warmup=2)
     per_op = {name: t / (STEPS * OPS_PER_STEP) for name, t in times.items()}
     return [timing.ratio_row("Scalar chain, per op (fwd+bwd), vs torch",
-                             per_op["teachgrad"], per_op["torch"], 2)]
+                             per_op["teachgrad"], per_op["torch"], 2,
+                             times.ratio_spread("teachgrad", "torch"))]
 
 
 def profile_target():

@@ -144,7 +144,8 @@ def run(repeats):
     times = timing.interleaved(contenders(), repeats, warmup=3, number=2)
     rows = []
     if "torch" in times:
-        rows.append(timing.ratio_row("CNN step vs torch", times["teachgrad"], times["torch"], 2))
+        rows.append(timing.ratio_row("CNN step vs torch", times["teachgrad"], times["torch"], 2,
+                                     times.ratio_spread("teachgrad", "torch")))
     rows.append(timing.info_row("CNN step vs numpy floor", timing.fmt_time(times["teachgrad"]),
                                 timing.fmt_time(times["numpy"]),
                                 f"{times['teachgrad'] / times['numpy']:.2f}×"))

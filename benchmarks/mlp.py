@@ -122,9 +122,11 @@ def run(repeats):
     if absent:
         return [timing.skip_row("MLP step", "teachgrad lacks " + ", ".join(absent))]
     times = timing.interleaved(contenders(), repeats, warmup=5, number=5)
-    rows = [timing.ratio_row("MLP step vs numpy floor", times["teachgrad"], times["numpy"], 1.15)]
+    rows = [timing.ratio_row("MLP step vs numpy floor", times["teachgrad"], times["numpy"], 1.15,
+                             times.ratio_spread("teachgrad", "numpy"))]
     if "torch" in times:
-        rows.append(timing.ratio_row("MLP step vs torch", times["teachgrad"], times["torch"], 1.2))
+        rows.append(timing.ratio_row("MLP step vs torch", times["teachgrad"], times["torch"], 1.2,
+                                     times.ratio_spread("teachgrad", "torch")))
         floor, torch = times["numpy"], times["torch"]
         rows.append(timing.info_row("MLP step: numpy floor vs torch", timing.fmt_time(floor),
                                     timing.fmt_time(torch), f"{floor / torch:.2f}×"))

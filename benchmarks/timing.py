@@ -21,8 +21,23 @@ except ImportError:         # torch's columns are skipped
     torch = None
 
 
+class Timings(dict):
+    """``name -> median seconds per call``, keeping every round's times in ``samples``."""
+
+    def __init__(self, samples):
+        super().__init__({name: statistics.median(times) for name, times in samples.items()})
+        self.samples = samples
+
+    def ratio_spread(self, ours, reference):
+        """The quartiles of the per-round ratios ours / reference: how much the ratio
+        moved with the machine's load during the run."""
+        ratios = [a / b for a, b in zip(self.samples[ours], self.samples[reference])]
+        low, _, high = statistics.quantiles(ratios, n=4)
+        return low, high
+
+
 def interleaved(contenders, repeats, warmup=2, number=1):
-    """Median seconds per call of each ``name -> fn`` in ``contenders``.
+    """Median seconds per call of each ``name -> fn`` in ``contenders`` (a ``Timings``).
 
     Each fn is first called ``warmup`` times; then, ``repeats`` times over, each
     contender in turn runs ``number`` calls under one clock reading.
@@ -37,7 +52,7 @@ def interleaved(contenders, repeats, warmup=2, number=1):
             for _ in range(number):
                 fn()
             samples[name].append((time.perf_counter() - start) / number)
-    return {name: statistics.median(times) for name, times in samples.items()}
+    return Timings(samples)
 
 
 def profile(fn, calls=20, top=12):
@@ -110,10 +125,12 @@ def fmt_time(seconds):
 COLUMNS = ("Case", "teachgrad", "reference", "ratio", "target", "met")
 
 
-def ratio_row(case, ours, reference, limit):
-    """A row comparing two median times; the target is a ratio, never an absolute time."""
+def ratio_row(case, ours, reference, limit, spread=None):
+    """A row comparing two median times; the target is a ratio, never an absolute time.
+    ``spread``: the quartiles of the per-round ratios, shown beside the ratio."""
     ratio = ours / reference
-    return (case, fmt_time(ours), fmt_time(reference), f"{ratio:.2f}×", f"≤ {limit}×",
+    shown = f"{ratio:.2f}×" if spread is None else f"{ratio:.2f}× ({spread[0]:.2f}–{spread[1]:.2f})"
+    return (case, fmt_time(ours), fmt_time(reference), shown, f"≤ {limit}×",
             "yes" if ratio <= limit else "no")
 
 

@@ -70,6 +70,14 @@ def test_interleaved_gives_one_median_per_contender():
     assert row[3:] == ("1.50×", "≤ 1.2×", "no")
 
 
+def test_ratio_spread_is_the_quartiles_of_the_rounds():
+    times = timing.Timings({"ours": [1.0, 2.0, 3.0, 4.0, 5.0], "ref": [1.0] * 5})
+    assert times["ours"] == 3.0
+    assert times.ratio_spread("ours", "ref") == (1.5, 4.5)    # statistics.quantiles, n=4
+    row = timing.ratio_row("case", 3.0, 2.0, 2, spread=(1.25, 1.75))
+    assert row[3:] == ("1.50× (1.25–1.75)", "≤ 2×", "yes")
+
+
 def test_memory_measure_accounts_for_the_forward_pass():
     held, forward, growth, grown, cycles = memory.measure(mlp, steps=2, warmup=1)
     activations = 64 * (256 + 128) * 4       # the two hidden layers' outputs, float32
