@@ -314,6 +314,29 @@ def test_saved_tensors_are_freed_by_backward_unless_retain_graph():
     assert "saved self: (2, 2), freed" in str(tv.tree(t["loss"], names=t, show_saved=True))
 
 
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, power):
+        ctx.save_for_backward(x, None)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, _ = ctx.saved_tensors
+        return 3 * x ** 2 * grad, None
+
+
+def test_custom_function_saved_tensors_are_drawn_by_position():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = Cube.apply(x, 3)
+    assert [s.freed for s in y.grad_fn._raw_saved_tensors if s is not None] == [False]
+    fresh = saved_boxes(tv.draw_backward(y, names={"x": x, "y": y}, show_saved=True))
+    assert [box["label"] for box in fresh] == ["saved saved_tensors[0] | x (2,) | v0"]
+    y.sum().backward()
+    text = str(tv.tree(y, names={"x": x, "y": y}, show_saved=True))
+    assert "saved saved_tensors[0]: (2,), freed" in text
+
+
 # ---- escaping, legend, determinism ----------------------------------------------------
 
 AWKWARD = 'w"<b>&amp;{x}\\n'

@@ -51,6 +51,12 @@ class FunctionCtx(Node):
     def saved_tensors(self):
         return tuple(s.unpack(self) if s is not None else None for s in self._saved)
 
+    @property
+    def _raw_saved_tensors(self):
+        """The SavedTensor records themselves, as in PyTorch (where None was saved, PyTorch
+        gives a record of None; here the entry is None itself)."""
+        return self._saved
+
     def release_saved(self):
         for saved in self._saved:
             if saved is not None:

@@ -95,7 +95,12 @@ def hook_marks(node):
 
 
 def saved_tensors(node):
-    """The node's saved tensors as ``(slot, SavedTensor)``, inputs first, in input order."""
+    """The node's saved tensors as ``(slot, SavedTensor)``: a built-in node's by name, inputs
+    first, in input order; a custom Function's (``ctx.save_for_backward``) by position."""
+    custom = getattr(node, "_raw_saved_tensors", None)
+    if isinstance(custom, tuple):
+        return [(f"saved_tensors[{i}]", saved) for i, saved in enumerate(custom)
+                if saved is not None]
     prefix = "_raw_saved_"
     slots = [attr[len(prefix):] for attr in dir(node) if attr.startswith(prefix)]
     inputs = list(getattr(node, "input_names", ()))
@@ -124,7 +129,7 @@ def saved_name(node, slot, saved, names):
         return names.output(node)[0]
     if saved.freed or saved.is_stale:
         return None
-    return names.of(getattr(node, "_saved_" + slot))
+    return names.of(saved.tensor)
 
 
 def saved_facts(node, names):
