@@ -187,3 +187,46 @@ def test_freezing_a_submodule():
     frozen = model[0].weight.detach().clone()
     optimizer.step()
     np.testing.assert_array_equal(model[0].weight.detach().numpy(), frozen.numpy())
+
+
+# ---- forward hooks --------------------------------------------------------------------------
+
+def _forward_hook_story(lib):
+    """Pre-hooks and forward hooks on a Linear: order, replaced inputs and outputs, prepend,
+    with_kwargs, removal, and a pre-hook returning one value instead of a tuple."""
+    lib.manual_seed(0)
+    layer = lib.nn.Linear(3, 2)
+    log, x = [], lib.ones(4, 3)
+    layer.register_forward_pre_hook(lambda m, args: log.append(("pre", len(args))))
+    doubling = layer.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
+    layer.register_forward_hook(lambda m, args, out: log.append(("post", float(args[0].sum()))))
+    plus_one = layer.register_forward_hook(lambda m, args, out: out + 1)
+    layer.register_forward_hook(lambda m, args, out: log.append("first"), prepend=True)
+    layer.register_forward_pre_hook(lambda m, args, kwargs: (args, kwargs), with_kwargs=True)
+    layer.register_forward_hook(lambda m, args, kwargs, out: log.append(("kw", len(kwargs))),
+                                with_kwargs=True)
+    outputs = [layer(x)]
+    doubling.remove()
+    plus_one.remove()
+    outputs.append(layer(x))
+    layer.register_forward_pre_hook(lambda m, args: args[0] + 1)
+    outputs.append(layer(x))
+    return log, [out.detach().numpy() for out in outputs]
+
+
+def test_forward_hooks_run_like_torch():
+    (our_log, ours), (their_log, theirs) = _forward_hook_story(tg), _forward_hook_story(torch)
+    assert our_log == their_log
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_forward_pre_hook_with_kwargs_must_return_args_and_kwargs():
+    messages = []
+    for lib in (tg, torch):
+        layer = lib.nn.Linear(3, 2)
+        layer.register_forward_pre_hook(lambda m, args, kwargs: 5, with_kwargs=True)
+        with pytest.raises(RuntimeError) as error:
+            layer(lib.ones(1, 3))
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]

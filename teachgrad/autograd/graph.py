@@ -11,6 +11,7 @@ import itertools
 import re
 import sys
 import weakref
+from collections import OrderedDict
 from types import MappingProxyType
 
 from teachgrad.autograd import anomaly
@@ -33,8 +34,9 @@ class RemovableHandle:
             hooks.pop(self.id, None)
 
 
-class HookDict(dict):
-    """A dict of hooks keyed by handle id (a subclass so it can be weakly referenced)."""
+class HookDict(OrderedDict):
+    """Hooks keyed by handle id, in the order they run (a subclass, so that a handle can
+    refer to it weakly; ordered, so that a module's hook can be put first)."""
 
 
 def add_hook(hooks, fn):

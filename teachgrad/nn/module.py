@@ -13,6 +13,7 @@ these dicts, recursively through the submodules.
 from collections import OrderedDict, namedtuple
 
 from teachgrad.autograd.grad_mode import no_grad
+from teachgrad.autograd.graph import HookDict, add_hook
 from teachgrad.nn.parameter import Parameter
 from teachgrad.tensor import Tensor
 
@@ -36,6 +37,9 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", HookDict())
+        object.__setattr__(self, "_forward_hooks", HookDict())
+        object.__setattr__(self, "_hooks_with_kwargs", set())   # ids of hooks that take kwargs
         self.training = True
 
     def forward(self, *args, **kwargs):
@@ -43,7 +47,49 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
+        if self._forward_pre_hooks or self._forward_hooks:
+            return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # ---- forward hooks ---------------------------------------------------------------
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` runs before ``forward``; it may return new args (a tuple,
+        or one value). With ``with_kwargs``: ``hook(module, args, kwargs)`` returns both."""
+        return self._add_forward_hook(self._forward_pre_hooks, hook, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args, output)`` runs after ``forward``; it may return a new output.
+        With ``with_kwargs``: ``hook(module, args, kwargs, output)``."""
+        return self._add_forward_hook(self._forward_hooks, hook, prepend, with_kwargs)
+
+    def _add_forward_hook(self, hooks, hook, prepend, with_kwargs):
+        handle = add_hook(hooks, hook)
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        if with_kwargs:
+            self._hooks_with_kwargs.add(handle.id)
+        return handle
+
+    def _call_with_hooks(self, args, kwargs):
+        for key, hook in list(self._forward_pre_hooks.items()):
+            if key in self._hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for key, hook in list(self._forward_hooks.items()):
+            result = (hook(self, args, kwargs, output) if key in self._hooks_with_kwargs
+                      else hook(self, args, output))
+            if result is not None:
+                output = result
+        return output
 
     # ---- registration by attribute assignment ------------------------------------
     def __setattr__(self, name, value):
