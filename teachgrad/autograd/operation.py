@@ -23,10 +23,36 @@ from teachgrad.autograd.graph import Node, SavedTensor, freed_records, shared
 from teachgrad.tensor import Tensor
 
 
+class SavedAttribute:
+    """``node._saved_self`` for a name the node may save: unpacks (and version-checks) the
+    saved tensor, or gives None if the node did not need to keep it (as in PyTorch).
+
+    Each Operation class gets one per input name, and one for ``result``; names kept
+    with ``keep`` are found by ``Operation.__getattr__`` instead. (A class attribute is
+    found at once; ``__getattr__`` only runs after a failed lookup, which costs an
+    exception, and backward reads saved tensors all the time.)
+    """
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self
+        saved = node._saved.get(self.name)
+        return None if saved is None else saved.unpack(node)
+
+
 class Operation(Node):
     input_names = ("self",)      # PyTorch's names for the tensor inputs, as in _saved_self
     promote = "common"           # "common": inputs cast to one dtype; "float": ints become float
     _saved = MappingProxyType({})   # a node that records gets its own dict of saved tensors
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in (*cls.input_names, "result"):
+            if not hasattr(cls, f"_saved_{name}"):
+                setattr(cls, f"_saved_{name}", SavedAttribute(name))
 
     # ---- forward: compute, save, wire ------------------------------------
     @classmethod
@@ -54,31 +80,29 @@ class Operation(Node):
                            for t in inputs])
             node.needs_input_grad = shared(flags)
             node._recording = True in flags
+            if node._recording:
+                Node.__init__(node)
+                node._saved = {}
         else:
             node.needs_input_grad = (False,) * len(inputs)
             node._recording = False
-        if node._recording:
-            Node.__init__(node)
-            node._saved = {}
         return node
 
     @classmethod
     def _input_arrays(cls, inputs):
+        """The inputs' numpy arrays, cast as ``promote`` says (most often nothing to cast)."""
         arrays = [t._data for t in inputs]
-        if len(arrays) == 1 and cls.promote != "float":
-            return arrays
-        if cls.promote == "common" and len(inputs) > 1:
+        if cls.promote == "common":
             first = arrays[0].dtype
             for a in arrays:
                 if a.dtype != first:
-                    break
-            else:
-                return arrays       # the common case: one dtype already
-            common = dtypes.result_type(inputs).numpy
-            return [a if a.dtype == common else a.astype(common) for a in arrays]
-        if cls.promote == "float":
-            return [a if a.dtype.kind == "f" else a.astype(dtypes.get_default_dtype().numpy)
-                    for a in arrays]
+                    common = dtypes.result_type(inputs).numpy
+                    return [a if a.dtype == common else a.astype(common) for a in arrays]
+        elif cls.promote == "float":
+            for a in arrays:
+                if a.dtype.kind != "f":
+                    default = dtypes.get_default_dtype().numpy
+                    return [a if a.dtype.kind == "f" else a.astype(default) for a in arrays]
         return arrays
 
     def _forward_checked(self, arrays, params):
@@ -109,8 +133,12 @@ class Operation(Node):
 
     def _connect(self, inputs, outputs):
         """Point the outputs at this node and this node at its inputs' nodes."""
-        self.next_functions = tuple([t._gradient_edge() for t in inputs])
-        self._input_metadata = shared(tuple([(t._data.shape, t.dtype) for t in inputs]))
+        edges, metadata = [], []
+        for t in inputs:
+            edges.append(t._gradient_edge())
+            metadata.append((t._data.shape, t.dtype))
+        self.next_functions = tuple(edges)
+        self._input_metadata = shared(tuple(metadata))
         self._num_outputs = len(outputs)
         for output_nr, out in enumerate(outputs):
             if out._data.dtype.kind == "f":
@@ -160,8 +188,11 @@ class Operation(Node):
 
     def __dir__(self):
         names = [f"_saved_{key}" for key in self._saved] + [f"_raw_saved_{key}" for key in self._saved]
+        attributes = set(super().__dir__())
         internal = {"_saved", "_inputs", "_recording"}
-        return sorted(set(super().__dir__()) - internal | set(names))
+        unsaved = {name for name in attributes if isinstance(getattr(type(self), name, None),
+                                                             SavedAttribute)}
+        return sorted(attributes - internal - unsaved | set(names))
 
     def release_saved(self):
         for saved in self._saved.values():
