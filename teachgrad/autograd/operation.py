@@ -24,35 +24,45 @@ from teachgrad.tensor import Tensor
 
 
 class SavedAttribute:
-    """``node._saved_self`` for a name the node may save: unpacks (and version-checks) the
-    saved tensor, or gives None if the node did not need to keep it (as in PyTorch).
+    """What ``node._saved_other`` reads: the saved tensor, unpacked (and version-checked),
+    or None for an input this node did not need to keep (as in PyTorch).
+    ``node._raw_saved_other`` (``raw=True``) gives the SavedTensor record itself.
 
-    Each Operation class gets one per input name, and one for ``result``; names kept
-    with ``keep`` are found by ``Operation.__getattr__`` instead. (A class attribute is
-    found at once; ``__getattr__`` only runs after a failed lookup, which costs an
-    exception, and backward reads saved tensors all the time.)
+    Every Operation class gets these attributes for its input names, ``result`` and its
+    ``kept_names`` (see ``Operation.__init_subclass__``). They are class attributes, not
+    a ``__getattr__``: a class with ``__getattr__`` makes every attribute lookup on its
+    nodes slower, and the hot path reads node attributes all the time.
     """
 
-    def __init__(self, name):
+    def __init__(self, name, raw=False):
         self.name = name
+        self.raw = raw
 
     def __get__(self, node, owner=None):
         if node is None:
             return self
         saved = node._saved.get(self.name)
+        if self.raw:
+            if saved is None:
+                raise AttributeError(f"'{type(node).__name__}' object has no attribute "
+                                     f"'_raw_saved_{self.name}'")
+            return saved
         return None if saved is None else saved.unpack(node)
 
 
 class Operation(Node):
     input_names = ("self",)      # PyTorch's names for the tensor inputs, as in _saved_self
+    kept_names = ()              # names of the arrays this node saves with ``keep``
     promote = "common"           # "common": inputs cast to one dtype; "float": ints become float
     _saved = MappingProxyType({})   # a node that records gets its own dict of saved tensors
 
     def __init_subclass__(cls, **kwargs):
+        """Give the class its ``_saved_<name>`` and ``_raw_saved_<name>`` attributes."""
         super().__init_subclass__(**kwargs)
-        for name in (*cls.input_names, "result"):
+        for name in (*cls.input_names, "result", *cls.kept_names):
             if not hasattr(cls, f"_saved_{name}"):
                 setattr(cls, f"_saved_{name}", SavedAttribute(name))
+                setattr(cls, f"_raw_saved_{name}", SavedAttribute(name, raw=True))
 
     # ---- forward: compute, save, wire ------------------------------------
     @classmethod
@@ -75,10 +85,11 @@ class Operation(Node):
         node = cls.__new__(cls)
         node._inputs = inputs
         if grad_mode.is_grad_enabled():
-            # (a view asks its base too: the base may require grad since the view was made)
-            flags = tuple([t._requires_grad or t._base is not None and t.requires_grad
-                           for t in inputs])
-            node.needs_input_grad = shared(flags)
+            flags = []
+            for t in inputs:
+                # (a view asks its base too: the base may require grad since the view was made)
+                flags.append(t._requires_grad or t._base is not None and t.requires_grad)
+            node.needs_input_grad = shared(tuple(flags))
             node._recording = True in flags
             if node._recording:
                 Node.__init__(node)
@@ -91,7 +102,9 @@ class Operation(Node):
     @classmethod
     def _input_arrays(cls, inputs):
         """The inputs' numpy arrays, cast as ``promote`` says (most often nothing to cast)."""
-        arrays = [t._data for t in inputs]
+        arrays = []
+        for t in inputs:
+            arrays.append(t._data)
         if cls.promote == "common":
             first = arrays[0].dtype
             for a in arrays:
@@ -126,8 +139,9 @@ class Operation(Node):
                 self._saved[name] = SavedTensor(tensor)
 
     def keep(self, name, array):
-        """Keep a numpy array that backward needs (not an input), as ``_saved_<name>``;
-        it is freed with the saved tensors after backward."""
+        """Keep a numpy array that backward needs (not an input), as ``_saved_<name>``
+        (``name`` is one of the class's ``kept_names``); it is freed with the saved
+        tensors after backward."""
         if self._recording:
             self._saved[name] = SavedTensor(Tensor._make(array))
 
@@ -173,18 +187,6 @@ class Operation(Node):
             # no gradient for an input that needs none (the formula may have computed one anyway)
             grads = tuple([g if needed else None for g, needed in zip(grads, self.needs_input_grad)])
         return grads[0] if len(grads) == 1 else grads     # as PyTorch: one input, one tensor
-
-    def __getattr__(self, name):
-        """``node._saved_other`` unpacks (and version-checks) a saved tensor;
-        ``node._raw_saved_other`` gives the SavedTensor record itself."""
-        saved = self._saved
-        if name.startswith("_saved_") and name[7:] in saved:
-            return saved[name[7:]].unpack(self)
-        if name.startswith("_raw_saved_") and name[11:] in saved:
-            return saved[name[11:]]
-        if name.startswith("_saved_") and (name[7:] in self.input_names or name == "_saved_result"):
-            return None      # an input this node did not need to keep (as in PyTorch)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self):
         names = [f"_saved_{key}" for key in self._saved] + [f"_raw_saved_{key}" for key in self._saved]

@@ -180,6 +180,7 @@ class MaxPool2DWithIndicesBackward0(WindowOperation):
     """The largest value of each window (the first one, on ties; a NaN beats everything, and
     of several NaNs the last one wins, as in PyTorch), and where it was: an index into the
     flattened H * W plane of the input."""
+    kept_names = ("result1",)
 
     def forward(self, x, kernel_size, stride, padding, dilation, return_indices):
         self.keep_geometry(kernel_size, stride, padding, dilation)
@@ -569,6 +570,7 @@ class NllLossBackward0(Operation):
     ``reduction="mean"`` divides by the summed weights of the samples counted
     (those whose target is not ``ignore_index``).
     """
+    kept_names = ("total_weight",)
 
     def forward(self, x, target, weight, reduction, ignore_index):
         self._saved_target, self._saved_ignore_index = target, ignore_index
