@@ -12,6 +12,7 @@ import textwrap
 import warnings
 import weakref
 
+import numpy as np
 import pytest
 
 try:
@@ -445,3 +446,32 @@ def test_deep_chain_backward_without_recursion_error():
     # y = 1 + 50,000 additions of 1 (the multiplications by 1.0 change nothing) = 50,001
     # dloss/dx = 2 * (d/dx of x + 50,000) = 2
     assert lines == ["50001.0", "2.0", "freed"], proc.stdout
+
+
+def test_an_operation_keeps_only_the_arrays_it_declares():
+    """``keep("name", array)`` needs "name" in the class's kept_names: that is what gives the
+    node its ``_saved_name`` attribute."""
+    from teachgrad.autograd.operation import Operation
+
+    class Halve(Operation):
+        kept_names = ("scale",)
+
+        def forward(self, a):
+            self.keep("scale", np.asarray(0.5, dtype=a.dtype))
+            return a * 0.5
+
+        def backward(self, grad):
+            return grad * self._saved_scale
+
+    class Forgetful(Halve):
+        def forward(self, a):
+            self.keep("factor", np.asarray(0.5, dtype=a.dtype))
+            return a * 0.5
+
+    x = tg.tensor([2.0, 4.0], requires_grad=True)
+    y = Halve.apply(x)
+    assert y.grad_fn._saved_scale.item() == 0.5
+    y.sum().backward()
+    assert x.grad.tolist() == [0.5, 0.5]
+    with pytest.raises(TypeError, match="kept_names must list 'factor'"):
+        Forgetful.apply(x)

@@ -243,10 +243,10 @@ def freed_records(saved):
     """What stays of a node's saved tensors once backward has freed them: under each
     name, a record of the shape and dtype (drawings show it; unpacking it raises).
     Equal records are shared by all nodes, so a freed graph keeps little memory."""
-    facts = []
+    entries = []
     for name, record in saved.items():
-        facts.append((name, record.shape, record.dtype, record.is_output))
-    key = tuple(facts)
+        entries.append((name, record.shape, record.dtype, record.is_output))
+    key = tuple(entries)
     if key not in _FREED_RECORDS:
         _FREED_RECORDS[key] = MappingProxyType(
             {name: SavedTensor.freed_record(*facts) for name, *facts in key})

@@ -142,6 +142,9 @@ class Operation(Node):
         """Keep a numpy array that backward needs (not an input), as ``_saved_<name>``
         (``name`` is one of the class's ``kept_names``); it is freed with the saved
         tensors after backward."""
+        if name not in self.kept_names:
+            raise TypeError(f"{type(self).__name__}.kept_names must list {name!r}, "
+                            f"so that _saved_{name} can read it")
         if self._recording:
             self._saved[name] = SavedTensor(Tensor._make(array))
 
