@@ -128,8 +128,13 @@ def _short(t):
 
 def _check_same_dtype(kind, *tensors):
     """Raise PyTorch's error for ``kind`` of product if the factors' dtypes differ."""
-    if all(t.dtype is tensors[0].dtype for t in tensors):
-        return
+    first = tensors[0]._data.dtype
+    for t in tensors:
+        if t._data.dtype != first:
+            raise RuntimeError(_dtype_mismatch_message(kind, tensors))
+
+
+def _dtype_mismatch_message(kind, tensors):
     if kind == "mm":
         a, b = tensors
         message = (f"expected m1 and m2 to have the same dtype, but got: "
@@ -148,7 +153,7 @@ def _check_same_dtype(kind, *tensors):
                    f"{_short(tensors[0])} and {_short(tensors[1])}")
     else:     # bmm
         message = f"expected scalar type {_short(tensors[0])} but found {_short(tensors[1])}"
-    raise RuntimeError(message)
+    return message
 
 
 def _check_matrix(name, t, ndim):
