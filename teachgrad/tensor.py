@@ -57,6 +57,8 @@ class Tensor:
     _retains_grad = False
     _accumulator_ref = None   # weak link to this leaf's AccumulateGrad node
     _hooks = None             # a leaf's tensor hooks
+    _multi_output_view = False    # a piece of split/chunk/unbind: no in-place change then
+    _made_in_no_grad = False      # a view of a tensor that requires grad, made under no_grad
 
     def __init__(self, data=()):
         """``Tensor([1, 2])`` makes a float tensor, like ``torch.Tensor``."""
@@ -123,6 +125,11 @@ class Tensor:
     @property
     def _version(self):
         return self._version_counter.version
+
+    @property
+    def output_nr(self):
+        """Which output of its ``grad_fn`` this tensor is (0 for most, and for a leaf)."""
+        return self._output_nr
 
     @property
     def grad(self):
@@ -311,7 +318,7 @@ class Tensor:
         grad_fn = self.grad_fn
         if grad_fn is not None:
             return (grad_fn, self._output_nr)
-        if self._requires_grad and self._base is None:
+        if self._requires_grad and not self._made_in_no_grad:
             return (self._grad_accumulator(), 0)
         return (None, 0)        # also a view made under no_grad: PyTorch drops its gradient
 

@@ -581,6 +581,80 @@ def test_products_of_different_dtypes_raise(case):
         raises="RuntimeError", msg=FIRST_LINE)
 
 
+MULTI_VIEW = {
+    # one node for all the pieces (SplitBackward0, SplitWithSizesBackward0, UnbindBackward0),
+    # each piece a view with its own output_nr; gradients only for the pieces used
+    "split": lambda tg, x: x.split(2),
+    "split_last_shorter": lambda tg, x: tg.split(x, 3, dim=0),
+    "split_sizes": lambda tg, x: x.split([1, 3, 1]),
+    "split_dim1": lambda tg, x: x.split(1, dim=1),
+    "chunk": lambda tg, x: x.chunk(2),
+    "chunk_dim1": lambda tg, x: tg.chunk(x, 2, dim=-1),
+    "unbind": lambda tg, x: x.unbind(),
+    "unbind_dim1": lambda tg, x: tg.unbind(x, 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MULTI_VIEW))
+def test_split_chunk_unbind_are_one_node_with_numbered_views(case):
+    def prog(tg):
+        x = T(tg, (5, 2), 31)
+        pieces = MULTI_VIEW[case](tg, x)
+        used = pieces[0] * 2 + pieces[-1].sum()          # the middle pieces get no gradient
+        used.sum().backward()
+        return {"pieces": D.snap(list(pieces), version=False), "x": x,
+                "graph": D.graph(pieces[-1], depth=1),
+                "output_nr": [p.output_nr for p in pieces],
+                "views": [p._base is x for p in pieces]}
+    run(prog)
+
+
+@pytest.mark.parametrize("fn", ["split", "unbind"])
+def test_gradient_of_split_and_unbind_under_create_graph(fn):
+    """The gradient of the pieces is a cat (split) or a stack (unbind) of theirs."""
+    def prog(tg):
+        x = T(tg, (2, 3), 32)
+        a, b = getattr(x, fn)(1) if fn == "split" else (x.unbind(1)[0], x.unbind(1)[2])
+        (g,) = tg.autograd.grad((a * b).sum(), x, create_graph=True)
+        return {"g": D.loose(g), "graph": D.graph(g, depth=1)}
+    run(prog)
+
+
+MULTI_VIEW_ERRORS = {
+    "piece_changed_in_place": lambda tg, x: x.split(2)[0].mul_(2),
+    "view_of_piece_changed": lambda tg, x: x.split(3)[1][0].mul_(2),
+    "base_changed_then_piece_used": lambda tg, x: (lambda p: (x.mul_(2), p[1] * 1))(x.split(2)),
+    "split_sizes_do_not_add_up": lambda tg, x: x.split([2, 2]),
+    "split_size_zero": lambda tg, x: x.split(0),
+    "chunk_zero": lambda tg, x: x.chunk(0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MULTI_VIEW_ERRORS))
+def test_split_errors(case):
+    run(lambda tg: MULTI_VIEW_ERRORS[case](tg, T(tg, (5,), 33).clone()),
+        raises="RuntimeError", msg=FIRST_LINE)
+
+
+def test_pieces_may_change_in_place_when_nothing_records():
+    def prog(tg):
+        x = tg.arange(6.0)
+        x.split(2)[1].mul_(10)                       # no gradient needed: allowed
+        y = T(tg, (4,), 34).clone()
+        with tg.no_grad():
+            y.split(2)[0].zero_()                    # under no_grad: allowed too
+        return {"x": x, "y": D.loose(y)}
+    run(prog)
+
+
+def test_view_of_a_tensor_without_grad_can_become_a_leaf_that_requires_grad():
+    def prog(tg):
+        w = tg.arange(6.0).view(2, 3).requires_grad_()
+        (w * 2).sum().backward()
+        return {"w": w, "is_leaf": w.is_leaf}
+    run(prog)
+
+
 def test_matmul_one_side_constant():
     run(_op_program(lambda tg, a, b: a @ b, [("f", (2, 3)), ("c", (3, 4))], seed=10))
     run(_op_program(lambda tg, a, b: a @ b, [("c", (2, 3)), ("f", (3, 4))], seed=11))

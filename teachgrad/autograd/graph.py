@@ -265,7 +265,7 @@ def inplace_modification_error(saved, node):
     error = RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [teachgrad.{saved.dtype.legacy_name} [{shape}]], which is "
-        f"output 0 of {_cpp_name(source)}, is at version {saved.current_version}; expected "
+        f"output 0 of {cpp_name(source)}, is at version {saved.current_version}; expected "
         f"version {saved.saved_version} instead. Hint: enable anomaly detection to find "
         "the operation that failed to compute its gradient, with "
         "teachgrad.autograd.set_detect_anomaly(True, check_nan=False).")
@@ -273,7 +273,7 @@ def inplace_modification_error(saved, node):
     return error
 
 
-def _cpp_name(node):
+def cpp_name(node):
     """How PyTorch's C++ names a node in that message: ``Mul``, ``torch::autograd::CopySlices``."""
     if node is None:
         return "a leaf"

@@ -12,7 +12,7 @@ changed region through the in-place op's backward and passes the rest through.
 import numpy as np
 
 from teachgrad.autograd import grad_mode
-from teachgrad.autograd.graph import BACKWARD_TWICE, Node
+from teachgrad.autograd.graph import BACKWARD_TWICE, Node, cpp_name
 
 
 def make_view(view, source, replay):
@@ -24,9 +24,11 @@ def make_view(view, source, replay):
     """
     view._version_counter = source._version_counter
     view._view_version = source._version_counter.version
+    if source._multi_output_view:
+        view._multi_output_view = True        # a view of such a view inherits its rule
     if source._requires_grad:
         view._requires_grad = True    # also for a view made under no_grad (a leaf then)
-        if not grad_mode.is_grad_enabled() or source.__dict__.get("_made_in_no_grad"):
+        if not grad_mode.is_grad_enabled() or source._made_in_no_grad:
             view._made_in_no_grad = True
     if source._base is None:
         view._base, view._view_replay = source, replay
@@ -51,16 +53,28 @@ def _check_autograd_allows_inplace(target):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     base = target._base
-    if base is not None and target.__dict__.get("_made_in_no_grad"):
+    if base is not None and target._made_in_no_grad:
         raise RuntimeError(
             "A view was created in no_grad mode and is being modified inplace with grad mode "
             "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
             "can clarify your code by moving both the view and the inplace either both inside the "
             "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
             "want the inplace to be tracked).")
+    if target._multi_output_view:
+        raise RuntimeError(multi_output_view_error(target, "is being modified inplace"))
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
+
+
+def multi_output_view_error(view, what_happened):
+    """PyTorch's words for a view made by split / chunk / unbind (or a view of one) that
+    was, or whose base was, changed in place: one node made all the pieces, so it could
+    not rebuild the history of one of them."""
+    return (f"Output {view._output_nr} of {cpp_name(view._grad_fn)} is a view and "
+            f"{what_happened}. This view is the output of a function that returns multiple "
+            "views. Such functions do not allow the output views to be modified inplace. You "
+            "should replace the inplace operation by an out-of-place one.")
 
 
 def _partly_overlap(written, read):
@@ -136,7 +150,10 @@ def refresh_view_history(view):
     base = view._base
     if not base._requires_grad or not grad_mode.is_grad_enabled() and view._grad_fn is None:
         return
-    if view.__dict__.get("_made_in_no_grad"):
+    if view._multi_output_view:
+        raise RuntimeError(multi_output_view_error(
+            view, "its base or another view of its base has been modified inplace"))
+    if view._made_in_no_grad:
         raise RuntimeError(
             "A view was created in no_grad mode and its base or another view of its base has "
             "been modified inplace with grad mode enabled. Given that this use case is ambiguous "

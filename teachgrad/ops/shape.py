@@ -7,6 +7,7 @@ tensor that shares memory and the version counter with its input
 """
 import numpy as np
 
+from teachgrad import dtypes
 from teachgrad.autograd import views
 from teachgrad.autograd.operation import Operation
 from teachgrad.tensor import Tensor
@@ -180,6 +181,83 @@ class StackBackward0(Operation):
         return tuple(grad.unbind(self._saved_dim))
 
 
+class MultiViewOperation(Operation):
+    """An operation whose outputs are several views of its input (split, chunk, unbind):
+    one node, whose outputs are numbered 0, 1, 2, ... (each piece's ``output_nr``).
+
+    As in PyTorch, such a piece may not be changed in place while autograd records: the
+    one node that made all the pieces could not rebuild the history of one of them.
+    """
+    promote = "none"
+
+    @classmethod
+    def apply_views(cls, input, **params):
+        pieces = cls.apply(input, **params)
+        for number, piece in enumerate(pieces):
+            views.make_view(piece, input,
+                            lambda t, number=number: cls.apply_views(t, **params)[number])
+            if piece._grad_fn is not None:
+                piece._multi_output_view = True
+        return pieces
+
+    def keep_pieces(self, a, pieces):
+        self._piece_shapes, self._dtype = [p.shape for p in pieces], a.dtype
+        return tuple(pieces)
+
+    def backward(self, *grads):
+        """Each piece's gradient back in its place; zeros for a piece that got none."""
+        from teachgrad import creation
+        dtype = dtypes.BY_NUMPY[self._dtype]
+        grads = [creation.zeros(shape, dtype=dtype) if grad is None else grad
+                 for grad, shape in zip(grads, self._piece_shapes)]
+        return self.join(grads)
+
+
+class SplitBackward0(MultiViewOperation):
+    """``split(size)`` and ``chunk``: pieces of ``split_size`` along ``dim`` (the last may
+    be shorter)."""
+
+    def forward(self, a, split_size, dim):
+        self._saved_dim, self._saved_split_size, self._saved_self_sym_sizes = dim, split_size, a.shape
+        sizes = [min(split_size, a.shape[dim] - start) for start in range(0, a.shape[dim], split_size)]
+        return self.keep_pieces(a, _cut(a, dim, sizes))
+
+    def join(self, grads):
+        return cat(grads, self._saved_dim)
+
+
+class SplitWithSizesBackward0(MultiViewOperation):
+    """``split([sizes])``: pieces of the given sizes along ``dim``."""
+
+    def forward(self, a, split_sizes, dim):
+        self._saved_dim, self._saved_split_sizes, self._saved_self_sym_sizes = dim, split_sizes, a.shape
+        return self.keep_pieces(a, _cut(a, dim, split_sizes))
+
+    def join(self, grads):
+        return cat(grads, self._saved_dim)
+
+
+class UnbindBackward0(MultiViewOperation):
+    """``unbind``: every slice along ``dim``, each without that dimension."""
+
+    def forward(self, a, dim):
+        self._saved_dim = dim
+        lead = (slice(None),) * dim
+        return self.keep_pieces(a, [a[lead + (i, Ellipsis)] for i in range(a.shape[dim])])
+
+    def join(self, grads):
+        return stack(grads, self._saved_dim)
+
+
+def _cut(a, dim, sizes):
+    """Views of ``a`` of the given sizes along ``dim``, one after the other."""
+    pieces, start, lead = [], 0, (slice(None),) * dim
+    for size in sizes:
+        pieces.append(a[lead + (slice(start, start + size),)])
+        start += size
+    return pieces
+
+
 # ---- the functions and methods ----------------------------------------------------
 def _check_dim(dim, ndim):
     rank = max(ndim, 1)
@@ -319,25 +397,28 @@ def select(input, dim, index):
 
 
 def unbind(input, dim=0):
-    dim = _check_dim(dim, input.ndim)
-    return tuple(select(input, dim, i) for i in range(input.shape[dim]))
+    return UnbindBackward0.apply_views(input, dim=_check_dim(dim, input.ndim))
 
 
 def split(input, split_size, dim=0):
     dim = _check_dim(dim, input.ndim)
     total = input.shape[dim]
-    if isinstance(split_size, int):
-        sizes = [min(split_size, total - start) for start in range(0, total, split_size)]
-    else:
-        sizes = list(split_size)
-    pieces, start = [], 0
-    for size in sizes:
-        pieces.append(narrow(input, dim, start, size))
-        start += size
-    return tuple(pieces)
+    if not isinstance(split_size, int):
+        sizes = tuple(split_size)
+        if sum(sizes) != total:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {total} "
+                               f"(input tensor's size at dimension {dim}), but got "
+                               f"split_sizes={list(sizes)}")
+        return SplitWithSizesBackward0.apply_views(input, split_sizes=sizes, dim=dim)
+    if split_size == 0 and total != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                           f"dimension size of {total}")
+    return SplitBackward0.apply_views(input, split_size=split_size, dim=dim)
 
 
 def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = -(-input.shape[_check_dim(dim, input.ndim)] // chunks)
     return split(input, size, dim)
 
