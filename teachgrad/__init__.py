@@ -14,6 +14,7 @@ from teachgrad.creation import (arange, as_tensor, empty, empty_like, eye, from_
                                 full_like, get_rng_state, initial_seed, linspace, manual_seed,
                                 ones, ones_like, rand, rand_like, randint, randn, randn_like,
                                 randperm, seed, set_rng_state, tensor, zeros, zeros_like)
+from teachgrad.random import Generator
 from teachgrad.dtypes import (bool_ as bool, dtype, float16, float32, float64,
                               get_default_dtype, int32, int64, set_default_dtype, uint8)
 from teachgrad.ops.indexing import index as _index

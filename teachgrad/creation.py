@@ -116,23 +116,31 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     return _leaf(np.eye(n, m, dtype=_numpy_dtype(dtype)), requires_grad)
 
 
-def rand(*size, dtype=None, requires_grad=False, device=None):
-    return _leaf(random.rand(as_shape(size), dtype=_numpy_dtype(dtype)), requires_grad)
+def rand(*size, generator=None, dtype=None, requires_grad=False, device=None):
+    with random.drawing_from(generator):
+        values = random.rand(as_shape(size), dtype=_numpy_dtype(dtype))
+    return _leaf(values, requires_grad)
 
 
-def randn(*size, dtype=None, requires_grad=False, device=None):
-    return _leaf(random.randn(as_shape(size), dtype=_numpy_dtype(dtype)), requires_grad)
+def randn(*size, generator=None, dtype=None, requires_grad=False, device=None):
+    with random.drawing_from(generator):
+        values = random.randn(as_shape(size), dtype=_numpy_dtype(dtype))
+    return _leaf(values, requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
+def randint(low, high=None, size=None, generator=None, dtype=None, requires_grad=False,
+            device=None):
     if size is None:
         low, high, size = 0, low, high
-    values = random.randint(low, high, as_shape((size,)))
+    with random.drawing_from(generator):
+        values = random.randint(low, high, as_shape((size,)))
     return _leaf(values.astype(_numpy_dtype(dtype, dtypes.int64)), requires_grad)
 
 
-def randperm(n, dtype=None, requires_grad=False, device=None):
-    return _leaf(random.randperm(n).astype(_numpy_dtype(dtype, dtypes.int64)), requires_grad)
+def randperm(n, generator=None, dtype=None, requires_grad=False, device=None):
+    with random.drawing_from(generator):
+        values = random.randperm(n)
+    return _leaf(values.astype(_numpy_dtype(dtype, dtypes.int64)), requires_grad)
 
 
 def _like(maker, input, dtype, requires_grad, *args):

@@ -17,11 +17,13 @@ How torch does it (ATen, CPU):
 The state is module-level, like torch's default generator.
 """
 
+import contextlib
 import math
 
 import numpy as np
 
 __all__ = [
+    "Generator", "drawing_from",
     "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "rand", "randn", "uniform", "normal", "randint", "randperm", "bernoulli",
 ]
@@ -95,15 +97,69 @@ def initial_seed():
 
 def get_rng_state():
     """An opaque snapshot of the generator; give it back to ``set_rng_state``."""
-    return (_gen.seed, _gen.normal_cache, _gen.mt.state)
+    return _snapshot(_gen)
 
 
 def set_rng_state(state):
     """Restore a snapshot taken with ``get_rng_state``."""
-    seed_value, normal_cache, mt_state = state
-    manual_seed(seed_value)
-    _gen.normal_cache = normal_cache
-    _gen.mt.state = mt_state
+    global _gen
+    _gen = _restored(state)
+
+
+def _snapshot(generator_state):
+    return (generator_state.seed, generator_state.normal_cache, generator_state.mt.state)
+
+
+def _restored(snapshot):
+    seed_value, normal_cache, mt_state = snapshot
+    generator_state = _Generator(seed_value)
+    generator_state.normal_cache = normal_cache
+    generator_state.mt.state = mt_state
+    return generator_state
+
+
+class Generator:
+    """``torch.Generator``: a random stream of its own, for code that must not disturb
+    the global one (a DataLoader's shuffling, say). After the same ``manual_seed`` it
+    gives the same numbers as the global generator would."""
+
+    def __init__(self, device="cpu"):
+        self._state = _Generator(_DEFAULT_SEED)
+        self.device = device
+
+    def manual_seed(self, seed):
+        self._state = _Generator(int(seed) % 2**64)
+        return self
+
+    def seed(self):
+        s = int(np.random.SeedSequence().entropy) % 2**64
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._state.seed
+
+    def get_state(self):
+        """An opaque snapshot (PyTorch gives a ByteTensor); give it back to ``set_state``."""
+        return _snapshot(self._state)
+
+    def set_state(self, state):
+        self._state = _restored(state)
+        return self
+
+
+@contextlib.contextmanager
+def drawing_from(generator):
+    """Inside the block, every draw uses ``generator`` (None: the global generator)."""
+    global _gen
+    if generator is None:
+        yield
+        return
+    previous, _gen = _gen, generator._state
+    try:
+        yield
+    finally:
+        generator._state, _gen = _gen, previous
 
 
 # ------------------------------------------------------- exact float helpers

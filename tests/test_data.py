@@ -27,6 +27,28 @@ def test_dataloader_batches_match_torch(batch_size, shuffle, drop_last):
     assert batches[0] == batches[1]
 
 
+@pytest.mark.parametrize("n, batch_size, drop_last", [(11, 4, False), (12, 4, False),
+                                                     (11, 3, True), (12, 4, True)])
+def test_dataloader_with_a_generator_of_its_own_matches_torch(n, batch_size, drop_last):
+    """Shuffling from the loader's generator leaves the global one alone; the orders of
+    later epochs continue that generator's stream exactly as torch's do."""
+    results = []
+    for lib in (tg, torch):
+        lib.manual_seed(7)
+        loader = lib.utils.data.DataLoader(_dataset(lib, n), batch_size=batch_size, shuffle=True,
+                                           drop_last=drop_last,
+                                           generator=lib.Generator().manual_seed(0))
+        epochs = [[y.tolist() for _, y in loader] for _ in range(3)]
+        results.append((epochs, lib.rand(2).tolist()))
+    assert results[0] == results[1]
+
+
+def test_random_split_with_a_generator_matches_torch():
+    splits = [[list(s.indices) for s in lib.utils.data.random_split(
+        range(10), [4, 6], generator=lib.Generator().manual_seed(1))] for lib in (tg, torch)]
+    assert splits[0] == splits[1]
+
+
 def test_dataset_indexing_and_collate():
     ours, theirs = _dataset(tg), _dataset(torch)
     assert len(ours) == len(theirs) == 11

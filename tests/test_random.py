@@ -314,3 +314,22 @@ def test_fma_hard_case_single_rounding():
     c = np.float32(2**-60)
     assert tr._fma(a, b, c) == np.float32(1 + 2**-11 + 2**-23)
     assert tr._fma(a, b, -c) == np.float32(1 + 2**-11)
+
+
+# ------------------------------------------------------- generators of their own
+
+@pytest.mark.torch
+def test_a_generator_draws_its_own_stream_like_torch(torch):
+    import teachgrad as tg
+    results = []
+    for lib in (tg, torch):
+        lib.manual_seed(11)
+        g = lib.Generator().manual_seed(3)
+        draws = [lib.rand(3, generator=g), lib.randn(20, generator=g),
+                 lib.randint(0, 10, (4,), generator=g), lib.randperm(6, generator=g)]
+        state = g.get_state()
+        again = lib.rand(2, generator=g).tolist()
+        g.set_state(state)
+        results.append(([d.tolist() for d in draws], again, lib.rand(2, generator=g).tolist(),
+                        g.initial_seed(), lib.rand(2).tolist()))    # the global stream untouched
+    assert results[0] == results[1]

@@ -50,7 +50,7 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def random_split(dataset, lengths):
+def random_split(dataset, lengths, generator=None):
     """Split into non-overlapping random subsets of the given lengths (or fractions of 1)."""
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         counts = [math.floor(len(dataset) * fraction) for fraction in lengths]
@@ -63,7 +63,8 @@ def random_split(dataset, lengths):
         lengths = counts
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = random.randperm(sum(lengths)).tolist()
+    with random.drawing_from(generator):
+        indices = random.randperm(sum(lengths)).tolist()
     return [Subset(dataset, indices[end - length:end])
             for end, length in zip(itertools.accumulate(lengths), lengths)]
 
@@ -106,13 +107,15 @@ class DataLoader:
     out a last batch that would be smaller than the others.
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None):
+    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
+                 generator=None):
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
         self.dataset, self.batch_size = dataset, batch_size
         self.shuffle, self.drop_last = shuffle, drop_last
         self.collate_fn = default_collate if collate_fn is None else collate_fn
+        self.generator = generator
 
     def __len__(self):
         if self.drop_last:
@@ -120,7 +123,8 @@ class DataLoader:
         return math.ceil(len(self.dataset) / self.batch_size)
 
     def __iter__(self):
-        random.randint(0, 2**63, ())   # PyTorch draws a seed for worker processes here
+        with random.drawing_from(self.generator):
+            random.randint(0, 2**63, ())   # PyTorch draws a seed for worker processes here
         return self._batches()
 
     def _batches(self):
@@ -128,19 +132,29 @@ class DataLoader:
         order = self._sample_order()
         for start in range(0, len(order), self.batch_size):
             indices = order[start:start + self.batch_size]
-            if self.drop_last and len(indices) < self.batch_size:
-                return
+            if len(indices) < self.batch_size:      # the order ran out while filling it
+                self._order_exhausted()
+                if self.drop_last:
+                    return
             yield self.collate_fn([self.dataset[i] for i in indices])
+        if len(order) % self.batch_size == 0:
+            self._order_exhausted()
+
+    def _order_exhausted(self):
+        """PyTorch's RandomSampler draws one more (unused) permutation when its order runs
+        out; from the loader's own generator, that draw shows in the next epoch's order."""
+        if self.shuffle and self.generator is not None:
+            with random.drawing_from(self.generator):
+                random.randperm(len(self.dataset))
 
     def _sample_order(self):
         count = len(self.dataset)
         if not self.shuffle:
             return list(range(count))
-        # PyTorch's RandomSampler: a random seed from the global generator, then randperm
-        # from a new generator with that seed (the global one is not used for it)
-        seed = int(random.randint(0, 2**63, ()))
-        saved = random.get_rng_state()
-        random.manual_seed(seed)
-        order = random.randperm(count).tolist()
-        random.set_rng_state(saved)
-        return order
+        # PyTorch's RandomSampler: with no generator of the loader's own, a seed drawn from
+        # the global generator seeds a new one, and the order is drawn from that
+        generator = self.generator
+        if generator is None:
+            generator = random.Generator().manual_seed(int(random.randint(0, 2**63, ())))
+        with random.drawing_from(generator):
+            return random.randperm(count).tolist()
