@@ -21,7 +21,8 @@ from teachgrad.ops.indexing import index as _index
 from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv
 from teachgrad.ops.pointwise import (abs, add, allclose, clamp, clone, cos, div, eq, equal, exp,
                                      ge, gt, isfinite, isnan, le, log, logical_and, logical_not,
-                                     logical_or, lt, maximum, minimum, mul, ne, neg, pow,
+                                     logical_or, lt, masked_fill, maximum, minimum, mul, ne, neg,
+                                     pow,
                                      reciprocal, relu, sigmoid, sign, sin, sqrt, sub, tanh, where)
 from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, log_softmax,
                                      logsumexp, max, mean, min, norm, softmax, sum)

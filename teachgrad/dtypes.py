@@ -35,6 +35,11 @@ float32 = dtype("float32", np.float32, 2, "FloatTensor")
 float64 = dtype("float64", np.float64, 2, "DoubleTensor")
 
 BY_NUMPY = {d.numpy: d for d in (bool_, uint8, int32, int64, float16, float32, float64)}
+
+# How PyTorch's C++ messages name a dtype ("expected m1 and m2 to have the same dtype, but
+# got: float != double")
+C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long int",
+           "float16": "c10::Half", "float32": "float", "float64": "double"}
 _DEFAULT_FLOAT = [float32]
 
 

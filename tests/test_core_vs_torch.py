@@ -655,6 +655,39 @@ def test_view_of_a_tensor_without_grad_can_become_a_leaf_that_requires_grad():
     run(prog)
 
 
+MASKED_FILL = {
+    "number": lambda tg, x, m: x.masked_fill(m, -1.0),
+    "function": lambda tg, x, m: tg.masked_fill(x, m, 2),
+    "value_tensor_gets_gradient": lambda tg, x, m: x.masked_fill(m, tg.tensor(7.0, requires_grad=True)),
+    "mask_broadcasts": lambda tg, x, m: x[0].masked_fill(tg.stack([m, ~m]), 0.5),
+    "in_place": lambda tg, x, m: (x * 1).masked_fill_(m, 3.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MASKED_FILL))
+def test_masked_fill(case):
+    def prog(tg):
+        x = T(tg, (2, 3), 35)
+        m = tg.tensor([True, False, True])
+        y = MASKED_FILL[case](tg, x, m)
+        (y * T(tg, tuple(y.shape), 36, rg=False)).sum().backward()
+        return {"y": y, "graph": D.graph(y, depth=1), "x": x}
+    run(prog)
+
+
+MASKED_FILL_ERRORS = {
+    "float_mask": lambda tg: tg.ones(3).masked_fill(tg.tensor([1.0, 0.0, 1.0]), 0),
+    "long_mask": lambda tg: tg.ones(3).masked_fill(tg.ones(3, dtype=tg.int64), 0),
+    "value_not_0_dim": lambda tg: tg.ones(3).masked_fill(tg.tensor([True, False, True]),
+                                                         tg.tensor([1.0, 2.0])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MASKED_FILL_ERRORS))
+def test_masked_fill_errors(case):
+    run(MASKED_FILL_ERRORS[case], raises="RuntimeError", msg=FIRST_LINE)
+
+
 def test_matmul_one_side_constant():
     run(_op_program(lambda tg, a, b: a @ b, [("f", (2, 3)), ("c", (3, 4))], seed=10))
     run(_op_program(lambda tg, a, b: a @ b, [("c", (2, 3)), ("f", (3, 4))], seed=11))

@@ -420,7 +420,7 @@ def _smooth(loss, log_probs, target, weight, class_dim, ignore_index, reduction,
     ignored = target._data == ignore_index
     if weight is not None:
         log_probs = log_probs * _class_weight(weight, log_probs.ndim, class_dim)
-    smooth_loss = nn_ops.MaskedFillBackward0.apply(-log_probs.sum(class_dim), mask=ignored,
+    smooth_loss = pointwise.MaskedFillBackward0.apply(-log_probs.sum(class_dim), mask=ignored,
                                                    value=0.0)
     if reduction == "mean":
         counted = (~ignored).sum() if weight is None else \
@@ -428,8 +428,8 @@ def _smooth(loss, log_probs, target, weight, class_dim, ignore_index, reduction,
         smooth_loss = smooth_loss.sum() / _constant(np.asarray(counted))
     elif reduction == "sum":
         smooth_loss = smooth_loss.sum()
-    return nn_ops.MulBackward1.apply(loss, other=1 - smoothing) + \
-        nn_ops.MulBackward1.apply(smooth_loss, other=smoothing / classes)
+    return pointwise.MulBackward1.apply(loss, other=1 - smoothing) + \
+        pointwise.MulBackward1.apply(smooth_loss, other=smoothing / classes)
 
 
 def _cross_entropy_with_probabilities(log_probs, target, weight, class_dim, reduction,
@@ -445,4 +445,4 @@ def _cross_entropy_with_probabilities(log_probs, target, weight, class_dim, redu
     if reduction == "sum":
         return -products.sum()
     batch = log_probs.numel() // classes if log_probs.ndim > 1 else 1
-    return nn_ops.DivBackward1.apply(-products.sum(), other=batch)
+    return pointwise.DivBackward1.apply(-products.sum(), other=batch)

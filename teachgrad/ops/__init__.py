@@ -68,6 +68,7 @@ METHODS = {
     "tanh": pointwise.tanh, "sigmoid": pointwise.sigmoid, "relu": pointwise.relu,
     "clamp": pointwise.clamp, "clip": pointwise.clamp, "maximum": pointwise.maximum,
     "minimum": pointwise.minimum, "clone": pointwise.clone,
+    "masked_fill": pointwise.masked_fill, "masked_fill_": pointwise.masked_fill_,
     # conversions
     "to": _to, "type": _type,
     "float": _conversion(dtypes.float32), "double": _conversion(dtypes.float64),

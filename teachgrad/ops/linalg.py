@@ -1,6 +1,7 @@
 """Matrix products: mm, mv, dot, bmm, addmm, and matmul, which picks one of them."""
 import numpy as np
 
+from teachgrad import dtypes
 from teachgrad.autograd.operation import Operation
 
 
@@ -117,10 +118,6 @@ class BmmBackward0(Operation):
 
 
 # ---- PyTorch's errors for factors of different dtypes (no silent promotion) ------------
-C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long int",
-                "float16": "c10::Half", "float32": "float", "float64": "double"}
-
-
 def _short(t):
     """A dtype as PyTorch's messages name it: "Float", "Double", "Long"."""
     return t.dtype.legacy_name[:-len("Tensor")]
@@ -138,7 +135,7 @@ def _dtype_mismatch_message(kind, tensors):
     if kind == "mm":
         a, b = tensors
         message = (f"expected m1 and m2 to have the same dtype, but got: "
-                   f"{C_TYPE_NAMES[a.dtype.name]} != {C_TYPE_NAMES[b.dtype.name]}")
+                   f"{dtypes.C_NAMES[a.dtype.name]} != {dtypes.C_NAMES[b.dtype.name]}")
     elif kind == "addmm":
         bias, mat1, mat2 = tensors
         first, second = ("self", bias) if bias.dtype is not mat2.dtype else ("mat1", mat1)

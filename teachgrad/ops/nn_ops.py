@@ -432,40 +432,6 @@ class EmbeddingBackward0(Operation):
                                              key=self._saved_indices, accumulate=True)
 
 
-class MulBackward1(Operation):
-    """A tensor times a Python number, as PyTorch's C++ code records it (Python's ``x * 2``
-    wraps the number in a tensor and records MulBackward0)."""
-
-    def forward(self, a, other):
-        self._saved_other = other
-        return a * np.asarray(other, dtype=a.dtype)
-
-    def backward(self, grad):
-        return MulBackward1.apply(grad, other=self._saved_other)
-
-
-class DivBackward1(Operation):
-    """A tensor divided by a Python number (PyTorch's C++ ``div(Tensor, Scalar)``)."""
-
-    def forward(self, a, other):
-        self._saved_other = other
-        return a / np.asarray(other, dtype=a.dtype)
-
-    def backward(self, grad):
-        return DivBackward1.apply(grad, other=self._saved_other)
-
-
-class MaskedFillBackward0(Operation):
-    """``x.masked_fill(mask, value)``: the filled places get no gradient."""
-
-    def forward(self, a, mask, value):
-        self._saved_mask = mask
-        return np.where(mask, np.asarray(value, dtype=a.dtype), a)
-
-    def backward(self, grad):
-        return where(Tensor._make(self._saved_mask), 0.0, grad)
-
-
 # ---- losses -----------------------------------------------------------------------------
 def reduce(losses, reduction):
     """Apply a loss's ``reduction``: keep every loss, or their mean or sum."""

@@ -370,6 +370,54 @@ class CloneBackward0(Operation):
 
 
 # ---- the functions and methods ------------------------------------------------------
+class MulBackward1(Operation):
+    """A tensor times a Python number, as PyTorch's C++ code records it (Python's ``x * 2``
+    wraps the number in a tensor and records MulBackward0)."""
+
+    def forward(self, a, other):
+        self._saved_other = other
+        return a * np.asarray(other, dtype=a.dtype)
+
+    def backward(self, grad):
+        return MulBackward1.apply(grad, other=self._saved_other)
+
+
+class DivBackward1(Operation):
+    """A tensor divided by a Python number (PyTorch's C++ ``div(Tensor, Scalar)``)."""
+
+    def forward(self, a, other):
+        self._saved_other = other
+        return a / np.asarray(other, dtype=a.dtype)
+
+    def backward(self, grad):
+        return DivBackward1.apply(grad, other=self._saved_other)
+
+
+class MaskedFillBackward0(Operation):
+    """``x.masked_fill(mask, value)`` with a number: the filled places get no gradient."""
+
+    def forward(self, a, mask, value):
+        self._saved_mask = mask
+        return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+
+    def backward(self, grad):
+        return where(Tensor._make(self._saved_mask), 0.0, grad)
+
+
+class MaskedFillBackward1(Operation):
+    """``x.masked_fill(mask, value)`` with a 0-dim tensor ``value``, which gets the
+    gradients of all the places it filled."""
+    input_names = ("self", "value")
+
+    def forward(self, a, value, mask):
+        self._saved_mask = mask
+        return np.where(mask, value.astype(a.dtype), a)
+
+    def backward(self, grad):
+        filled = Tensor._make(self._saved_mask)
+        return where(filled, 0.0, grad), where(filled, grad, 0.0).sum()
+
+
 def add(input, other, *, alpha=1):
     if alpha != 1:
         other = other * alpha
@@ -577,3 +625,28 @@ def isnan(input):
 
 def isfinite(input):
     return Tensor._make(np.isfinite(input._data))
+
+
+def masked_fill(input, mask, value):
+    """``value`` wherever ``mask`` (a bool tensor, broadcast) is True, else ``input``."""
+    _check_fill_mask(mask, value)
+    if isinstance(value, Tensor):
+        return MaskedFillBackward1.apply(input, value, mask=mask._data)
+    return MaskedFillBackward0.apply(input, mask=mask._data, value=value)
+
+
+def masked_fill_(input, mask, value):
+    _check_fill_mask(mask, value)
+    if isinstance(value, Tensor):
+        value = value.item()
+    return MaskedFillBackward0.apply_inplace(input, mask=mask._data, value=value)
+
+
+def _check_fill_mask(mask, value):
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{dtypes.C_NAMES[mask.dtype.name]}")
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+
