@@ -307,3 +307,35 @@ def test_one_hot_and_embedding():
 def test_dropout_functional_outside_training_is_the_identity():
     ours_x, _ = pair(np.ones(3, dtype=np.float32), torch)
     assert tg.nn.functional.dropout(ours_x, 0.5, training=False) is ours_x
+
+
+def _node_names(node, depth):
+    if node is None or depth == 0:
+        return None
+    return type(node).__name__, [_node_names(child, depth - 1) for child, _ in node.next_functions]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape, target", [((2, 3), [2, 0]), ((2, 3, 2, 2), [[[0, 1], [2, 2]],
+                                                                             [[1, 1], [0, 2]]])])
+def test_nll_loss_gradient_is_one_node_under_create_graph(reduction, shape, target):
+    """As in torch, nll_loss's gradient is NllLoss(2D)BackwardBackward0, wired to the
+    incoming gradient and to the input, whose second derivative there is 0."""
+    results = []
+    for lib in (tg, torch):
+        (x,) = arrays(12, shape)
+        x = lib.tensor(x, requires_grad=True)
+        log_probs = lib.log_softmax(x, 1)
+        weight = lib.tensor([1.0, 2.0, 0.5])
+        loss = lib.nn.functional.nll_loss(log_probs, lib.tensor(target), weight,
+                                          reduction=reduction)
+        if reduction == "none":
+            loss = (loss * 2).sum()
+        (g,) = lib.autograd.grad(loss, log_probs, create_graph=True)
+        (h,) = lib.autograd.grad((g * g).sum(), log_probs)
+        (hx,) = lib.autograd.grad(lib.autograd.grad(loss, x, create_graph=True)[0].sum(), x)
+        results.append((_node_names(g.grad_fn, 3), g.detach().numpy(), h.numpy(), hx.numpy()))
+    ours, theirs = results
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

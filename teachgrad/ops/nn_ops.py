@@ -539,6 +539,7 @@ class NllLossBackward0(Operation):
     kept_names = ("total_weight",)
 
     def forward(self, x, target, weight, reduction, ignore_index):
+        self.save("self")                    # for the gradient's own node (see backward)
         self._saved_target, self._saved_ignore_index = target, ignore_index
         self._saved_weight, self._saved_reduction, self._input_shape = weight, reduction, x.shape
         x = np.atleast_2d(x)
@@ -571,7 +572,8 @@ class NllLossBackward0(Operation):
         return counted, safe_target, self._saved_weight[safe_target] * counted
 
     def backward(self, grad):
-        """Each sample's gradient: -weight (÷ the total weight) at its target class, 0 elsewhere."""
+        """Each sample's gradient: -weight (÷ the total weight) at its target class, 0 elsewhere,
+        times the incoming gradient; one op of that gradient and the input, as in PyTorch."""
         counted, safe_target, sample_weight = self.targets_and_weights(grad.dtype.numpy)
         scale = -sample_weight
         if self._saved_reduction == "mean":
@@ -579,9 +581,10 @@ class NllLossBackward0(Operation):
                 scale = np.where(counted, scale / self._saved_total_weight._data, scale)
         coefficients = np.zeros(self._samples_shape, dtype=scale.dtype)
         _at_classes(coefficients, safe_target, put=scale)
-        if self._saved_reduction == "none" and len(self._input_shape) > 1:
-            grad = grad.unsqueeze(1)
-        return grad * Tensor._make(coefficients.reshape(self._input_shape))
+        per_sample = self._saved_reduction == "none" and len(self._input_shape) > 1
+        return self.gradient_op.apply(grad, self._saved_self,
+                                      coefficients=coefficients.reshape(self._input_shape),
+                                      per_sample=per_sample)
 
 
 def _at_classes(x, classes, put=None):
@@ -599,5 +602,32 @@ def _at_classes(x, classes, put=None):
         np.put_along_axis(x, classes[:, None], put[:, None], axis=1)
 
 
+class NllLossBackwardBackward0(Operation):
+    """nll_loss's gradient: ``grad`` (one per sample with reduction="none") times fixed
+    coefficients. It is linear in ``grad`` and does not depend on the input's values, so
+    its gradient with respect to the input is 0 -- but, as in PyTorch, the input is one of
+    its inputs, so the gradient's graph reaches it."""
+    input_names = ("grad_output", "self")
+    kept_names = ("coefficients",)
+
+    def forward(self, grad, x, coefficients, per_sample):
+        self.keep("coefficients", coefficients)
+        self._per_sample = per_sample
+        return (np.expand_dims(grad, 1) if per_sample else grad) * coefficients
+
+    def backward(self, grad):
+        weighted = grad * self._saved_coefficients
+        grad_grad_output = weighted.sum(1) if self._per_sample else weighted.sum()
+        return grad_grad_output, Tensor._make(np.zeros(grad.shape, grad._data.dtype))
+
+
+class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
+    """nll_loss's gradient on images."""
+
+
+NllLossBackward0.gradient_op = NllLossBackwardBackward0
+
+
 class NllLoss2DBackward0(NllLossBackward0):
     """nll_loss on images: input (N, C, H, W), target (N, H, W)."""
+    gradient_op = NllLoss2DBackwardBackward0
