@@ -476,3 +476,13 @@ def test_without_the_graphviz_package_the_text_form_still_shows(monkeypatch):
     monkeypatch.setattr(drawing_module, "graphviz", None)
     drawing = tv.draw_forward(torch.ones(2, requires_grad=True) * 2)
     assert drawing._repr_mimebundle_() == {"text/plain": str(drawing) + "\n" + INSTALL_HINT}
+
+
+def test_a_node_with_several_outputs_is_named_by_all_its_pieces():
+    x = torch.arange(6.0).reshape(3, 2).requires_grad_()
+    a, b, c = x.unbind()
+    y = a * c
+    text = str(tv.tree(y, names={"x": x, "a": a, "b": b, "c": c, "y": y}))
+    assert text.splitlines()[1:] == ["├─ UnbindBackward0  a, b, c  [b1]",
+                                     "│  └─ AccumulateGrad  x",
+                                     "└─ UnbindBackward0  a, b, c  [b1, see above]"]

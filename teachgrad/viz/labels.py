@@ -156,7 +156,10 @@ class NodeFacts:
             self.name = names.of(self.tensor)
             shape = self.tensor.shape
         else:
-            self.name, self.tensor = names.output(node)
+            outputs = [names.output(node, nr) for nr in range(getattr(node, "_num_outputs", 1))]
+            self.name, self.tensor = outputs[0]
+            if len(outputs) > 1:        # split, unbind...: every piece that has a name
+                self.name = ", ".join(name for name, _ in outputs if name) or None
             shape = graph.output_shapes.get((node, 0))
             if self.tensor is not None:
                 shape = self.tensor.shape
