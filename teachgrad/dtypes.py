@@ -16,6 +16,11 @@ class dtype:
         self.legacy_name = legacy_name    # "FloatTensor", used in error messages
 
     @property
+    def short_name(self):
+        """How PyTorch's messages name the dtype: "Float", "Double", "Long"."""
+        return self.legacy_name[:-len("Tensor")]
+
+    @property
     def is_floating_point(self):
         return self.category == 2
 

@@ -110,12 +110,14 @@ class Operation(Node):
             for a in arrays:
                 if a.dtype != first:
                     common = dtypes.result_type(inputs).numpy
-                    return [a if a.dtype == common else a.astype(common) for a in arrays]
+                    return [array if array.dtype == common else array.astype(common)
+                            for array in arrays]
         elif cls.promote == "float":
             for a in arrays:
                 if a.dtype.kind != "f":
                     default = dtypes.get_default_dtype().numpy
-                    return [a if a.dtype.kind == "f" else a.astype(default) for a in arrays]
+                    return [array if array.dtype.kind == "f" else array.astype(default)
+                            for array in arrays]
         return arrays
 
     def _forward_checked(self, arrays, params):

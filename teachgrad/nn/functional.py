@@ -24,7 +24,7 @@ def _pair(value):
 
 def _type_name(tensor):
     """PyTorch's short name of a dtype in messages: "Float", "Double", "Long"."""
-    return tensor.dtype.legacy_name[:-len("Tensor")]
+    return tensor.dtype.short_name
 
 
 def _constant(array):

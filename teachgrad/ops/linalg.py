@@ -118,11 +118,6 @@ class BmmBackward0(Operation):
 
 
 # ---- PyTorch's errors for factors of different dtypes (no silent promotion) ------------
-def _short(t):
-    """A dtype as PyTorch's messages name it: "Float", "Double", "Long"."""
-    return t.dtype.legacy_name[:-len("Tensor")]
-
-
 def _check_same_dtype(kind, *tensors):
     """Raise PyTorch's error for ``kind`` of product if the factors' dtypes differ."""
     first = tensors[0]._data.dtype
@@ -132,24 +127,24 @@ def _check_same_dtype(kind, *tensors):
 
 
 def _dtype_mismatch_message(kind, tensors):
+    names = [t.dtype.short_name for t in tensors]
     if kind == "mm":
         a, b = tensors
         message = (f"expected m1 and m2 to have the same dtype, but got: "
                    f"{dtypes.C_NAMES[a.dtype.name]} != {dtypes.C_NAMES[b.dtype.name]}")
     elif kind == "addmm":
-        bias, mat1, mat2 = tensors
-        first, second = ("self", bias) if bias.dtype is not mat2.dtype else ("mat1", mat1)
-        message = (f"{first} and mat2 must have the same dtype, but got {_short(second)} "
-                   f"and {_short(mat2)}")
+        bias, mat1, mat2 = names
+        first, second = ("self", bias) if bias != mat2 else ("mat1", mat1)
+        message = f"{first} and mat2 must have the same dtype, but got {second} and {mat2}"
     elif kind == "mv":
-        mat, vec = tensors
-        message = (f"addmv input tensors must have the same dtype, but got {_short(vec)}, "
-                   f"{_short(mat)}, and {_short(vec)}")
+        mat, vec = names
+        message = (f"addmv input tensors must have the same dtype, but got {vec}, {mat}, "
+                   f"and {vec}")
     elif kind == "dot":
         message = (f"dot : expected both vectors to have same dtype, but found "
-                   f"{_short(tensors[0])} and {_short(tensors[1])}")
+                   f"{names[0]} and {names[1]}")
     else:     # bmm
-        message = f"expected scalar type {_short(tensors[0])} but found {_short(tensors[1])}"
+        message = f"expected scalar type {names[0]} but found {names[1]}"
     return message
 
 

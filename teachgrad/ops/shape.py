@@ -201,14 +201,13 @@ class MultiViewOperation(Operation):
         return pieces
 
     def keep_pieces(self, a, pieces):
-        self._piece_shapes, self._dtype = [p.shape for p in pieces], a.dtype
+        self._piece_shapes, self._dtype = [p.shape for p in pieces], dtypes.BY_NUMPY[a.dtype]
         return tuple(pieces)
 
     def backward(self, *grads):
         """Each piece's gradient back in its place; zeros for a piece that got none."""
         from teachgrad import creation
-        dtype = dtypes.BY_NUMPY[self._dtype]
-        grads = [creation.zeros(shape, dtype=dtype) if grad is None else grad
+        grads = [creation.zeros(shape, dtype=self._dtype) if grad is None else grad
                  for grad, shape in zip(grads, self._piece_shapes)]
         return self.join(grads)
 
@@ -218,23 +217,23 @@ class SplitBackward0(MultiViewOperation):
     be shorter)."""
 
     def forward(self, a, split_size, dim):
-        self._saved_dim, self._saved_split_size, self._saved_self_sym_sizes = dim, split_size, a.shape
-        sizes = [min(split_size, a.shape[dim] - start) for start in range(0, a.shape[dim], split_size)]
+        self._saved_dim, self._saved_split_size = dim, split_size
+        self._saved_self_sym_sizes = a.shape
+        total = a.shape[dim]
+        sizes = [min(split_size, total - start) for start in range(0, total, split_size)]
         return self.keep_pieces(a, _cut(a, dim, sizes))
 
     def join(self, grads):
         return cat(grads, self._saved_dim)
 
 
-class SplitWithSizesBackward0(MultiViewOperation):
+class SplitWithSizesBackward0(SplitBackward0):
     """``split([sizes])``: pieces of the given sizes along ``dim``."""
 
     def forward(self, a, split_sizes, dim):
-        self._saved_dim, self._saved_split_sizes, self._saved_self_sym_sizes = dim, split_sizes, a.shape
+        self._saved_dim, self._saved_split_sizes = dim, split_sizes
+        self._saved_self_sym_sizes = a.shape
         return self.keep_pieces(a, _cut(a, dim, split_sizes))
-
-    def join(self, grads):
-        return cat(grads, self._saved_dim)
 
 
 class UnbindBackward0(MultiViewOperation):
