@@ -315,7 +315,7 @@ class Tensor:
 
     def _gradient_edge(self):
         """Where this tensor's gradient goes: ``(node, input_nr)``, or ``(None, 0)``."""
-        grad_fn = self.grad_fn
+        grad_fn = self._grad_fn if self._base is None else self.grad_fn   # a view: maybe refreshed
         if grad_fn is not None:
             return (grad_fn, self._output_nr)
         if self._requires_grad and not self._made_in_no_grad:

@@ -54,7 +54,7 @@ def run_backward(task, on_node_run=None):
     with grad_mode.set_grad_enabled(task.create_graph):
         while ready:
             _, _, node = heapq.heappop(ready)
-            grads_in = buffers.pop(node, None) or [None] * getattr(node, "_num_outputs", 1)
+            grads_in = buffers.pop(node, None) or [None] * node._num_outputs
             grads_out = run_node(task, node, grads_in)
             if on_node_run is not None:
                 on_node_run(node, grads_in, grads_out)
@@ -116,7 +116,7 @@ def add_to_buffer(buffers, node, input_nr, grad):
     """Sum gradients arriving at the same input of a node (one slot per node output)."""
     slots = buffers.get(node)
     if slots is None:
-        slots = buffers[node] = [None] * getattr(node, "_num_outputs", 1)
+        slots = buffers[node] = [None] * node._num_outputs
     slots[input_nr] = grad if slots[input_nr] is None else slots[input_nr] + grad
 
 
@@ -124,7 +124,8 @@ def run_node(task, node, grads):
     """Hooks, then the node itself, then post-hooks; returns one gradient per next edge."""
     if not any_gradient(grads):
         return [None] * len(node.next_functions)    # no gradient reached this node
-    grads = call_tensor_pre_hooks(node, grads)
+    if node._tensor_pre_hooks or node._retains_grad_hooks:
+        grads = call_tensor_pre_hooks(node, grads)
     for hook in node._pre_hooks.values():
         replaced = hook(tuple(grads))
         if replaced is not None:
@@ -176,12 +177,8 @@ def own_tensor_per_edge(grads):
 
 
 def call_tensor_pre_hooks(node, grads):
-    """Hooks registered on the node's output tensors, then their retain_grad hooks."""
-    if isinstance(node, AccumulateGrad):
-        hooks = node.variable._hooks
-        if hooks:
-            grads = [_call_hooks(hooks.values(), grads[0])]
-        return grads
+    """Hooks registered on the node's output tensors (for an AccumulateGrad: on its leaf),
+    then their retain_grad hooks."""
     for output_nr, hooks in node._tensor_pre_hooks.items():
         grads[output_nr] = _call_hooks(hooks.values(), grads[output_nr])
     for output_nr, retain in node._retains_grad_hooks.items():

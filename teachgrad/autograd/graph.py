@@ -68,6 +68,7 @@ class Node:
     _tensor_pre_hooks = _NO_HOOKS     # output_nr -> hooks of that output tensor
     _retains_grad_hooks = _NO_HOOKS   # output_nr -> the retain_grad hook of that output
     next_functions = ()               # set when the node is wired to its inputs
+    _num_outputs = 1                  # how many tensors the node made (split makes several)
     _input_metadata = ()              # (shape, dtype) of each input, to check gradients
     _metadata = None
 
@@ -126,8 +127,7 @@ class Node:
 class AccumulateGrad(Node):
     """Where a leaf that requires grad receives its gradient: adds it into ``variable.grad``."""
     # One per leaf in every graph: a fixed set of fields, and no __dict__, keeps it small.
-    __slots__ = ("variable", "_pre_hooks", "_post_hooks", "_tensor_pre_hooks",
-                 "_retains_grad_hooks", "_metadata")
+    __slots__ = ("variable", "_pre_hooks", "_post_hooks", "_retains_grad_hooks", "_metadata")
     _sequence_number = sys.maxsize    # as in PyTorch: run as soon as it is ready
     _forward_trace = None
 
@@ -137,8 +137,14 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._pre_hooks = self._post_hooks = _NO_HOOKS
-        self._tensor_pre_hooks = self._retains_grad_hooks = _NO_HOOKS
+        self._retains_grad_hooks = _NO_HOOKS
         self._metadata = None
+
+    @property
+    def _tensor_pre_hooks(self):
+        """The leaf's own hooks (``x.register_hook``), run as the hooks of this node's input."""
+        hooks = self.variable._hooks
+        return {0: hooks} if hooks else _NO_HOOKS
 
     @property
     def _input_metadata(self):
@@ -204,7 +210,7 @@ class SavedTensor:
     def unpack(self, node=None):
         if self.freed:
             raise RuntimeError(BACKWARD_TWICE)
-        if self.is_stale:
+        if self._version_counter.version != self.saved_version:      # self.is_stale, inlined
             raise inplace_modification_error(self, node)
         if self._tensor is not None:
             return self._tensor

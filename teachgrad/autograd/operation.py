@@ -54,6 +54,7 @@ class Operation(Node):
     input_names = ("self",)      # PyTorch's names for the tensor inputs, as in _saved_self
     kept_names = ()              # names of the arrays this node saves with ``keep``
     promote = "common"           # "common": inputs cast to one dtype; "float": ints become float
+    _recording = False           # True for a node that is wired into the graph
     _saved = MappingProxyType({})   # a node that records gets its own dict of saved tensors
 
     def __init_subclass__(cls, **kwargs):
@@ -89,14 +90,13 @@ class Operation(Node):
             for t in inputs:
                 # (a view asks its base too: the base may require grad since the view was made)
                 flags.append(t._requires_grad or t._base is not None and t.requires_grad)
-            node.needs_input_grad = shared(tuple(flags))
-            node._recording = True in flags
-            if node._recording:
+            if True in flags:
                 Node.__init__(node)
+                node._recording = True
                 node._saved = {}
-        else:
-            node.needs_input_grad = (False,) * len(inputs)
-            node._recording = False
+                node.needs_input_grad = shared(tuple(flags))
+                return node
+        node.needs_input_grad = (False,) * len(inputs)     # a scratch node: nothing recorded
         return node
 
     @classmethod
@@ -158,12 +158,14 @@ class Operation(Node):
             metadata.append((t._data.shape, t.dtype))
         self.next_functions = tuple(edges)
         self._input_metadata = shared(tuple(metadata))
-        self._num_outputs = len(outputs)
+        if len(outputs) > 1:
+            self._num_outputs = len(outputs)
         for output_nr, out in enumerate(outputs):
             if out._data.dtype.kind == "f":
                 out._grad_fn = self
-                out._output_nr = output_nr
                 out._requires_grad = True
+                if output_nr:                 # 0 is the class default: most tensors store nothing
+                    out._output_nr = output_nr
         if "result" in self._saved:
             self._saved["result"] = SavedTensor(outputs[0], self, is_output=True)
 

@@ -156,7 +156,7 @@ class NodeFacts:
             self.name = names.of(self.tensor)
             shape = self.tensor.shape
         else:
-            outputs = [names.output(node, nr) for nr in range(getattr(node, "_num_outputs", 1))]
+            outputs = [names.output(node, nr) for nr in range(node._num_outputs)]
             self.name, self.tensor = outputs[0]
             if len(outputs) > 1:        # split, unbind...: every piece that has a name
                 self.name = ", ".join(name for name, _ in outputs if name) or None
