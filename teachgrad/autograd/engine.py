@@ -35,6 +35,7 @@ class GraphTask:
         self.capture = capture
         self.captured = {}
         self.executes = None               # the nodes allowed to run, when inputs are given
+        self.detect_anomaly = anomaly.is_anomaly_enabled()
 
 
 def run_backward(task, on_node_run=None):
@@ -141,10 +142,10 @@ def run_node(task, node, grads):
         grads_out = validate_outputs(node, grads_out)
         if len(grads_out) > 1 and not task.create_graph:
             grads_out = own_tensor_per_edge(grads_out)
-        if anomaly.is_anomaly_enabled():
+        if task.detect_anomaly:
             anomaly.check_for_nan(node, grads_out)
     except Exception:
-        if anomaly.is_anomaly_enabled():
+        if task.detect_anomaly:
             anomaly.report_failed_node(node)
         raise
     for hook in node._post_hooks.values():

@@ -66,8 +66,9 @@ class Optimizer:
                 loss = closure()
         for group in self.param_groups:
             for param in group["params"]:
-                if param.grad is not None:
-                    self.update(param, param.grad._data, group)
+                grad = param.grad
+                if grad is not None:
+                    self.update(param, grad._data, group)
         return loss
 
     def update(self, param, grad, group):
