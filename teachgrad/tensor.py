@@ -59,6 +59,7 @@ class Tensor:
     _hooks = None             # a leaf's tensor hooks
     _multi_output_view = False    # a piece of split/chunk/unbind: no in-place change then
     _made_in_no_grad = False      # a view of a tensor that requires grad, made under no_grad
+    _sent_down_several_edges = False    # a gradient the engine gave to several nodes
 
     def __init__(self, data=()):
         """``Tensor([1, 2])`` makes a float tensor, like ``torch.Tensor``."""
@@ -337,16 +338,17 @@ class Tensor:
         """Add an incoming gradient into ``.grad`` (AccumulateGrad's one job).
 
         The first gradient is kept as it is, without a copy, when nobody else can hold
-        it: the engine gives every edge its own tensor, so only a hook on this leaf
-        (which saw it) or read-only memory (a broadcast) forces a copy. PyTorch
-        "steals" the gradient in the same situation.
+        it. A copy is made if a hook on this leaf saw it, if its memory is read-only (a
+        broadcast), or if the engine also sent it to another node. PyTorch "steals" the
+        gradient in the same situation.
         """
         building_graph = grad_mode.is_grad_enabled()
         if self._grad is None:
             if building_graph:
                 self._grad = grad
             else:
-                private = grad._data.flags.writeable and not self._hooks
+                private = (grad._data.flags.writeable and not self._hooks
+                           and not grad._sent_down_several_edges)
                 self._grad = Tensor._make(grad._data if private else grad._data.copy())
         elif building_graph or self._grad._requires_grad:
             self._grad = self._grad + grad

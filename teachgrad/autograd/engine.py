@@ -141,7 +141,7 @@ def run_node(task, node, grads):
             grads_out = (grads_out,)
         grads_out = validate_outputs(node, grads_out)
         if len(grads_out) > 1 and not task.create_graph:
-            grads_out = own_tensor_per_edge(grads_out)
+            mark_shared_gradients(grads_out)
         if task.detect_anomaly:
             anomaly.check_for_nan(node, grads_out)
     except Exception:
@@ -165,16 +165,17 @@ def any_gradient(grads):
     return False
 
 
-def own_tensor_per_edge(grads):
-    """A tensor returned for several edges (``a + b`` gives ``grad`` to both) is copied
-    for all but the first, so that each edge gets its own (see Tensor._accumulate_grad)."""
+def mark_shared_gradients(grads):
+    """Mark a tensor that goes down several edges (``a + b`` gives ``grad`` to both): a leaf
+    copies such a gradient instead of keeping it as its ``.grad`` (see
+    Tensor._accumulate_grad), so no two holders share one gradient that is later added into
+    in place. Copying only there, rather than for every extra edge, is what PyTorch does."""
     seen = set()
-    for i, grad in enumerate(grads):
+    for grad in grads:
         if grad is not None:
             if id(grad) in seen:
-                grads[i] = grad.clone()
+                grad._sent_down_several_edges = True
             seen.add(id(grad))
-    return grads
 
 
 def call_tensor_pre_hooks(node, grads):
