@@ -374,12 +374,13 @@ class Module:
 def zero_grads(parameters, set_to_none=True):
     """Forget the gradients (``grad = None``), or set them to zero in place."""
     for param in parameters:
-        if param.grad is None:
+        grad = param.grad
+        if grad is None:
             continue
         if set_to_none:
             param.grad = None
         else:
-            param.grad.detach_().zero_()
+            grad.detach_().zero_()
 
 
 def _copy_problems(key, value, target):
