@@ -205,6 +205,15 @@ class Tensor:
     def is_contiguous(self):
         return self._data.flags.c_contiguous
 
+    def stride(self, dim=None):
+        """How many elements apart neighbours along each dimension are in memory."""
+        steps = tuple(step // self._data.itemsize for step in self._data.strides)
+        if dim is None:
+            return steps
+        if not steps:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return steps[self._wrap_dim(dim)]
+
     @property
     def device(self):
         return "cpu"
@@ -338,18 +347,21 @@ class Tensor:
         """Add an incoming gradient into ``.grad`` (AccumulateGrad's one job).
 
         The first gradient is kept as it is, without a copy, when nobody else can hold
-        it. A copy is made if a hook on this leaf saw it, if its memory is read-only (a
-        broadcast), or if the engine also sent it to another node. PyTorch "steals" the
-        gradient in the same situation.
+        it and it is laid out in memory like the leaf. A copy, in the leaf's layout, is
+        made if a hook on this leaf saw it, if the engine also sent it to another node,
+        or if its memory is read-only or ordered differently (a broadcast, a transpose).
+        PyTorch "steals" the gradient in the same situation, and gives ``.grad`` the
+        leaf's layout too.
         """
         building_graph = grad_mode.is_grad_enabled()
         if self._grad is None:
             if building_graph:
                 self._grad = grad
             else:
-                private = (grad._data.flags.writeable and not self._hooks
-                           and not grad._sent_down_several_edges)
-                self._grad = Tensor._make(grad._data if private else grad._data.copy())
+                keep = (grad._data.flags.writeable and not self._hooks
+                        and not grad._sent_down_several_edges
+                        and _same_layout(grad._data, self._data))
+                self._grad = Tensor._make(grad._data if keep else _copy_like(grad._data, self._data))
         elif building_graph or self._grad._requires_grad:
             self._grad = self._grad + grad
         else:
@@ -362,6 +374,27 @@ class Tensor:
             self._grad = Tensor._make(grad._data.copy()) if not grad._requires_grad else grad
         else:
             self._grad = self._grad + grad
+
+
+def _same_layout(array, like):
+    """Do the two arrays (of one shape) step through memory alike? Dimensions of size 1 do
+    not count, unless their stride is 0 (a broadcast view)."""
+    if array.strides == like.strides:
+        return True
+    for size, stride, like_stride in zip(array.shape, array.strides, like.strides):
+        if size == 1:
+            if stride == 0:
+                return False
+        elif stride != like_stride:
+            return False
+    return True
+
+
+def _copy_like(array, like):
+    """A copy of ``array`` laid out in memory as ``like`` is (numpy's ``order="K"``)."""
+    copy = np.empty_like(like)
+    copy[...] = array
+    return copy
 
 
 class _RetainGradHook:

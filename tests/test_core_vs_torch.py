@@ -1361,6 +1361,54 @@ def test_gradient_sent_down_two_edges_is_not_shared():
     run(prog)
 
 
+GRAD_LAYOUT = {
+    # the gradient arrives transposed: .grad gets the leaf's (row-major) layout
+    "through_t": lambda tg, x: (x.t() * tg.arange(12.0).reshape(4, 3)).sum(),
+    "through_permute": lambda tg, x: (x.permute(1, 0) * 2).sum(),
+    # the gradient arrives broadcast (stride 0): copied
+    "through_sum": lambda tg, x: x.sum(),
+    "through_expand": lambda tg, x: (x.expand(2, 3, 4) * 1).sum(),
+    # a fresh gradient in the leaf's layout: kept as it is
+    "through_mul": lambda tg, x: (x * 3).sum(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRAD_LAYOUT))
+@pytest.mark.parametrize("leaf", ["row_major", "transposed"])
+def test_grad_has_the_leaf_layout(case, leaf):
+    """A leaf's ``.grad`` is laid out in memory like the leaf, whatever layout the gradient
+    arrived in (PyTorch's layout contract for AccumulateGrad)."""
+    def prog(tg):
+        x = T(tg, (3, 4), rg=False) if leaf == "row_major" else T(tg, (4, 3), rg=False).t()
+        x.requires_grad_()
+        GRAD_LAYOUT[case](tg, x).backward()
+        return {"grad": D.snap(x.grad, version=False), "stride": x.grad.stride(),
+                "leaf_stride": x.stride(), "contiguous": x.grad.is_contiguous()}
+    run(prog)
+
+
+STRIDES = {
+    "all": lambda t: t.stride(),
+    "dim": lambda t: t.stride(1),
+    "negative_dim": lambda t: t.stride(-1),
+    "permuted": lambda t: t.permute(2, 0, 1).stride(),
+    "sliced_with_step": lambda t: t[:, ::2].stride(),
+    "expanded": lambda t: t.expand(5, 2, 3, 4).stride(),
+    "dim_out_of_range": lambda t: t.stride(3),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STRIDES))
+def test_stride(case):
+    run(lambda tg: STRIDES[case](tg.ones(2, 3, 4)), raises=None if case != "dim_out_of_range"
+        else "IndexError")
+
+
+def test_stride_of_a_0_dim_tensor():
+    run(lambda tg: tg.tensor(1.0).stride())
+    run(lambda tg: tg.tensor(1.0).stride(0), raises="IndexError")
+
+
 # --------------------------------------------------------------------------------------------
 # retain_graph
 # --------------------------------------------------------------------------------------------
