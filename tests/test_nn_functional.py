@@ -255,6 +255,24 @@ def test_max_pool2d_nan_wins_over_infinity_and_the_last_nan_wins():
             np.testing.assert_array_equal(np.signbit(o.numpy()), np.signbit(t.numpy()))
 
 
+@pytest.mark.parametrize("geometry", [g for g in MAX_POOL_GEOMETRIES if g[2] != 0])
+def test_max_pool2d_window_of_minus_infinity_points_into_the_input(geometry):
+    """A padded window whose real values are all -inf: its index is its first place inside
+    the input (where PyTorch starts the search), never the padding around it."""
+    kernel_size, stride, padding, dilation = geometry
+    x = np.full((1, 2, 5, 6), -np.inf, dtype=np.float32)
+    x[0, 1, 2, 3] = 1.0
+    results = []
+    for lib in (tg, torch):
+        x_t = lib.tensor(x, requires_grad=True)
+        out, indices = lib.nn.functional.max_pool2d(x_t, kernel_size, stride, padding, dilation,
+                                                    return_indices=True)
+        out.sum().backward()
+        results.append([t.detach().numpy() for t in (out, indices, x_t.grad)])
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def test_batch_norm_function_and_running_statistics():
     x, w, b = arrays(14, (6, 3), (3,), (3,))
     stats = []

@@ -192,9 +192,28 @@ class MaxPool2DWithIndicesBackward0(WindowOperation):
         columns = np.stack(list(views))          # (KH * KW, ..., OH, OW), one copy
         position = winning_positions(columns)    # which kernel position won, in each window
         best = pick(columns, position)
+        if np.isneginf(best).any():       # windows of -inf only: the padding must not win
+            position = np.where(np.isneginf(best), self._first_real_positions(out_shape), position)
         indices = self._input_indices(position)
         self.keep("result1", indices)           # PyTorch's name for the saved indices
         return (best, indices) if return_indices else best
+
+    def _first_real_positions(self, out_shape):
+        """Each window's first kernel position inside the input rather than the padding:
+        where PyTorch starts its search, so it is the index of a window with no value above
+        -inf."""
+        firsts = []
+        for size, out_size, kernel, stride, pad, dilation in zip(
+                self._input_shape[-2:], out_shape, self._saved_kernel_size, self._saved_stride,
+                self._saved_padding, self._saved_dilation):
+            starts = np.arange(out_size) * stride - pad      # each window's first row (or column)
+            first = np.zeros(out_size, dtype=np.int64)
+            for k in range(kernel - 1, -1, -1):              # the smallest k inside wins
+                inside = (starts + k * dilation >= 0) & (starts + k * dilation < size)
+                first[inside] = k
+            firsts.append(first)
+        first_row, first_column = firsts
+        return first_row[:, None] * self._saved_kernel_size[1] + first_column
 
     def _input_indices(self, position):
         """Turn each maximum's kernel position into its index in the input's H * W plane:
