@@ -91,6 +91,11 @@ class Tensor:
             views.refresh_view_history(self)
         return self._grad_fn
 
+    @grad_fn.setter
+    def grad_fn(self, node):
+        """Only operations set grad_fn: assigning it is refused, as in PyTorch."""
+        raise AttributeError("attribute 'grad_fn' of 'teachgrad.Tensor' objects is not writable")
+
     # ---- autograd flags -------------------------------------------------
     @property
     def requires_grad(self):

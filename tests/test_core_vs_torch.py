@@ -1361,6 +1361,13 @@ def test_gradient_sent_down_two_edges_is_not_shared():
     run(prog)
 
 
+def test_grad_fn_cannot_be_assigned():
+    def prog(tg):
+        y = T(tg, (2,)) * 2
+        y.grad_fn = None
+    run(prog, raises="AttributeError", msg="attribute 'grad_fn' of '")
+
+
 GRAD_LAYOUT = {
     # the gradient arrives transposed: .grad gets the leaf's (row-major) layout
     "through_t": lambda tg, x: (x.t() * tg.arange(12.0).reshape(4, 3)).sum(),
