@@ -140,14 +140,57 @@ def test_zero_grad_closure_and_repr():
     assert all(p.grad is None for p in ours.parameters())
     loss = optimizer.step(lambda: _loss(tg, ours, 0).backward() or _loss(tg, ours, 0))
     assert loss.item() == pytest.approx(_loss(torch, theirs, 0).item(), rel=1e-6)
-    sgd = tg.optim.SGD(ours.parameters(), lr=0.1)
-    their_sgd = torch.optim.SGD(theirs.parameters(), lr=0.1)
-    keys = ["dampening", "lr", "maximize", "momentum", "nesterov", "weight_decay"]
-    their_lines = [line for line in repr(their_sgd).split("\n")
-                   if not line.strip() or line.split(":")[0].strip() not in
-                   ("differentiable", "foreach", "fused")]
-    assert repr(sgd).split("\n") == their_lines
-    assert sorted(sgd.param_groups[0]) == sorted(keys + ["params"])
+
+
+OPTIMIZERS = {
+    "sgd": lambda lib, params: lib.optim.SGD(params, lr=0.1, momentum=0.9),
+    "sgd_foreach": lambda lib, params: lib.optim.SGD(params, lr=0.1, foreach=True),
+    "sgd_fused": lambda lib, params: lib.optim.SGD(params, lr=0.1, fused=True),
+    "adam": lambda lib, params: lib.optim.Adam(params, lr=0.01),
+    "adam_fused": lambda lib, params: lib.optim.Adam(params, fused=True),
+    "adamw_foreach": lambda lib, params: lib.optim.AdamW(params, foreach=False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPTIMIZERS))
+def test_optimizer_repr_and_group_options_match_torch(case):
+    """print(optimizer) and its param_groups and state_dict show every option torch shows,
+    foreach, fused, capturable and differentiable included, in the same order."""
+    ours, theirs = _models()
+    mine, their = OPTIMIZERS[case](tg, ours.parameters()), OPTIMIZERS[case](torch, theirs.parameters())
+    assert repr(mine) == repr(their)
+    assert list(mine.param_groups[0]) == list(their.param_groups[0])
+    assert mine.state_dict()["param_groups"] == their.state_dict()["param_groups"]
+
+
+@pytest.mark.parametrize("make", [lambda lib, p: lib.optim.SGD(p, lr=0.1, fused=True, foreach=True),
+                                  lambda lib, p: lib.optim.Adam(p, fused=True, foreach=True)])
+def test_fused_and_foreach_together_are_refused(make):
+    errors = []
+    for lib in (tg, torch):
+        with pytest.raises(RuntimeError) as caught:
+            make(lib, [lib.ones(2, requires_grad=True)])
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("options, error", [({"capturable": True}, AssertionError),
+                                            ({"differentiable": True}, RuntimeError)])
+def test_capturable_and_differentiable_steps_fail_as_in_torch(options, error):
+    """On the CPU, torch refuses a capturable step, and a differentiable step on leaf
+    parameters (an in-place change of a leaf that requires grad); a step with no gradient
+    to apply goes through."""
+    messages = []
+    for lib in (tg, torch):
+        param = lib.ones(2, requires_grad=True)
+        optimizer = lib.optim.Adam([param], **options)
+        optimizer.step()                            # no gradient yet: nothing happens
+        param.grad = lib.ones(2)
+        with pytest.raises(error) as caught:
+            optimizer.step()
+        messages.append(str(caught.value))
+        assert param.tolist() == [1.0, 1.0]
+    assert messages[0] == messages[1]
 
 
 def test_parameters_without_gradient_are_left_alone():

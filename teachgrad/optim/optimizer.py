@@ -65,6 +65,8 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         for group in self.param_groups:
+            if group.get("differentiable") or group.get("capturable"):
+                _refuse_recorded_or_captured_steps(group)
             for param in group["params"]:
                 grad = param.grad
                 if grad is not None:
@@ -134,3 +136,29 @@ def _copy_state(value, param, key):
     if key != "step" and array.dtype.kind == "f":
         array = array.astype(param._data.dtype)
     return Tensor._make(array)
+
+
+def implementation_options(foreach, fused, **more):
+    """PyTorch's ``foreach`` and ``fused`` pick one of several kernels that make the same
+    update (``capturable`` and ``differentiable`` are about CUDA graphs and autograd through
+    the step). teachgrad has one way, so it keeps the options only to show them in
+    ``param_groups``, as PyTorch does."""
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    return {"foreach": foreach, **more, "fused": fused}
+
+
+def _refuse_recorded_or_captured_steps(group):
+    """The errors PyTorch raises on the CPU for a step with ``capturable=True`` or, on leaf
+    parameters, ``differentiable=True``."""
+    params = [p for p in group["params"] if p.grad is not None]
+    if not params:
+        return
+    if group.get("capturable"):
+        raise AssertionError("If capturable=True, params and state_steps must be on supported "
+                             "devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
+    if any(p.is_leaf and p.requires_grad for p in params):
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    raise NotImplementedError("teachgrad's optimizers do not record their steps "
+                              "(differentiable=True)")

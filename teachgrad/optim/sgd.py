@@ -1,5 +1,5 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov and weight decay."""
-from teachgrad.optim.optimizer import Optimizer
+from teachgrad.optim.optimizer import Optimizer, implementation_options
 from teachgrad.tensor import Tensor
 
 
@@ -8,7 +8,7 @@ class SGD(Optimizer):
     a running velocity b = momentum * b + (1 - dampening) * g."""
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
-                 *, maximize=False):
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -19,7 +19,9 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+                                      maximize=maximize,
+                                      **implementation_options(foreach, fused,
+                                                               differentiable=differentiable)))
 
     def update(self, param, grad, group):
         momentum = group["momentum"]
