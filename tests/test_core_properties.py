@@ -43,6 +43,7 @@ UNARY = {
     "square": lambda t: t * t,
     "scale": lambda t: t * 0.5,
     "pow2": lambda t: t ** 2,
+    "masked_fill": lambda t: t.masked_fill(t > 0, 0.5),
 }
 BINARY = {
     "add": lambda a, b: a + b,
@@ -63,6 +64,9 @@ VIEWS = {
     "unsqueeze0": lambda t: t.unsqueeze(0),
     "select0": lambda t: t[0],
     "slice_last": lambda t: t[..., 1:],
+    # pieces of one multi-output view node: in-place changes on them are refused
+    "unbind_last_piece": lambda t: t.unbind(0)[-1],
+    "chunk_first_piece": lambda t: t.chunk(2, -1)[0],
 }
 INPLACE = ["add_c", "mul_c", "add_t", "setitem_c", "setitem_t", "sigmoid_", "zero_", "iadd_t"]
 
@@ -80,12 +84,17 @@ def _view_shape(kind, s):
         return s[1:]
     if kind == "slice_last":
         return s[:-1] + (s[-1] - 1,)
+    if kind == "unbind_last_piece":
+        return s[1:]
+    if kind == "chunk_first_piece":
+        return s[:-1] + ((s[-1] + 1) // 2,)
     raise ValueError(kind)
 
 
 def _view_ok(kind, s):
     return {"t": len(s) == 2, "transpose01": len(s) >= 2, "reshape_flat": len(s) >= 1, "view_flat": len(s) >= 1,
-            "unsqueeze0": len(s) <= 3, "select0": len(s) >= 1, "slice_last": len(s) >= 1 and s[-1] >= 2}[kind]
+            "unsqueeze0": len(s) <= 3, "select0": len(s) >= 1, "slice_last": len(s) >= 1 and s[-1] >= 2,
+            "unbind_last_piece": len(s) >= 1, "chunk_first_piece": len(s) >= 1}[kind]
 
 
 def _bshape(a, b):

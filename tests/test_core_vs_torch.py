@@ -1368,6 +1368,58 @@ def test_grad_fn_cannot_be_assigned():
     run(prog, raises="AttributeError", msg="attribute 'grad_fn' of '")
 
 
+SAVED_THEN_CHANGED = {
+    # (program, the part of the message that names the changed tensor)
+    "constant_input": (lambda tg: _change_then_backward(tg, lambda w, c: w * c, "constant"),
+                       "FloatTensor [3]] is at version 1; expected version 0 instead"),
+    "leaf_under_no_grad": (lambda tg: _change_then_backward(tg, lambda w, c: w * w, "leaf"),
+                           "FloatTensor [3]] is at version 1; expected version 0 instead"),
+    "masked_fill_mask": (lambda tg: _change_then_backward(tg, lambda w, c: w.masked_fill(c > 1, 0.5),
+                                                          "mask"),
+                         "[CPUBoolType [3]] is at version 1; expected version 0 instead"),
+    "output_of_exp": (lambda tg: _change_then_backward(tg, lambda w, c: w.exp(), "output"),
+                      "FloatTensor [3]], which is output 0 of Exp, is at version 1"),
+}
+
+
+def _change_then_backward(tg, make, change):
+    """``make(w, c)`` from a leaf ``w`` and a constant ``c``; change one saved tensor in place
+    (the constant, the leaf, the comparison's mask or the result), then backward."""
+    w = T(tg, (3,), 80)
+    c = tg.tensor([1.0, 2.0, 3.0])
+    if change == "mask":
+        mask = c > 1
+        y = w.masked_fill(mask, 0.5)
+        mask[0] = True
+    else:
+        y = make(w, c)
+        if change == "constant":
+            c.add_(1)
+        elif change == "leaf":
+            with tg.no_grad():
+                w.add_(1)
+        else:
+            y.add_(1)
+    y.sum().backward()
+
+
+@pytest.mark.parametrize("case", sorted(SAVED_THEN_CHANGED))
+def test_saved_tensor_changed_in_place_is_named_as_torch_names_it(case):
+    """The message names the tensor's type and shape, and the node that made it: none for a
+    leaf or a constant (no ", which is output 0 of ..."), and bool's odd name CPUBoolType."""
+    prog, fragment = SAVED_THEN_CHANGED[case]
+    run(prog, raises="RuntimeError", msg=VERSION_MSG, contains=(fragment,))
+
+
+def test_masked_fill_mask_is_freed_by_backward():
+    def prog(tg):
+        x = T(tg, (3,))
+        y = x.masked_fill(x > 0, 0.5)
+        y.sum().backward()
+        y.sum().backward()
+    run(prog, raises="RuntimeError", msg=SECOND_BACKWARD_MSG)
+
+
 GRAD_LAYOUT = {
     # the gradient arrives transposed: .grad gets the leaf's (row-major) layout
     "through_t": lambda tg, x: (x.t() * tg.arange(12.0).reshape(4, 3)).sum(),

@@ -268,10 +268,14 @@ def inplace_modification_error(saved, node):
     """
     source = saved._node() if saved.is_output else getattr(saved._tensor, "grad_fn", None)
     shape = ", ".join(str(s) for s in saved.shape)
+    # PyTorch's name of the tensor type (its odd one out: bool), and whose output it is
+    type_name = "CPUBoolType" if saved.dtype.name == "bool" else f"teachgrad.{saved.dtype.legacy_name}"
+    output_nr = saved._output_nr if saved.is_output else getattr(saved._tensor, "_output_nr", 0)
+    made_by = "" if source is None else f", which is output {output_nr} of {cpp_name(source)},"
     error = RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [teachgrad.{saved.dtype.legacy_name} [{shape}]], which is "
-        f"output 0 of {cpp_name(source)}, is at version {saved.current_version}; expected "
+        f"inplace operation: [{type_name} [{shape}]]{made_by} is at version "
+        f"{saved.current_version}; expected "
         f"version {saved.saved_version} instead. Hint: enable anomaly detection to find "
         "the operation that failed to compute its gradient, with "
         "teachgrad.autograd.set_detect_anomaly(True, check_nan=False).")
@@ -281,8 +285,6 @@ def inplace_modification_error(saved, node):
 
 def cpp_name(node):
     """How PyTorch's C++ names a node in that message: ``Mul``, ``torch::autograd::CopySlices``."""
-    if node is None:
-        return "a leaf"
     name = type(node).__name__
     if re.fullmatch(r".+Backward\d+", name):
         return re.sub(r"Backward\d+$", "", name)

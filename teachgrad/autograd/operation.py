@@ -140,15 +140,17 @@ class Operation(Node):
                 tensor = self._inputs[self.input_names.index(name)]
                 self._saved[name] = SavedTensor(tensor)
 
-    def keep(self, name, array):
-        """Keep a numpy array that backward needs (not an input), as ``_saved_<name>``
-        (``name`` is one of the class's ``kept_names``); it is freed with the saved
-        tensors after backward."""
+    def keep(self, name, value):
+        """Keep a numpy array or a tensor that backward needs (not an input), as
+        ``_saved_<name>`` (``name`` is one of the class's ``kept_names``); it is freed with
+        the saved tensors after backward. A tensor is kept with its version, so changing
+        it in place before backward raises PyTorch's error."""
         if name not in self.kept_names:
             raise TypeError(f"{type(self).__name__}.kept_names must list {name!r}, "
                             f"so that _saved_{name} can read it")
         if self._recording:
-            self._saved[name] = SavedTensor(Tensor._make(array))
+            tensor = value if isinstance(value, Tensor) else Tensor._make(value)
+            self._saved[name] = SavedTensor(tensor)
 
     def _connect(self, inputs, outputs):
         """Point the outputs at this node and this node at its inputs' nodes."""

@@ -420,8 +420,8 @@ def _smooth(loss, log_probs, target, weight, class_dim, ignore_index, reduction,
     ignored = target._data == ignore_index
     if weight is not None:
         log_probs = log_probs * _class_weight(weight, log_probs.ndim, class_dim)
-    smooth_loss = pointwise.MaskedFillBackward0.apply(-log_probs.sum(class_dim), mask=ignored,
-                                                   value=0.0)
+    smooth_loss = pointwise.MaskedFillBackward0.apply(-log_probs.sum(class_dim),
+                                                   mask=Tensor._make(ignored), value=0.0)
     if reduction == "mean":
         counted = (~ignored).sum() if weight is None else \
             weight._data[target._data[~ignored]].sum()

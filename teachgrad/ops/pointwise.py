@@ -395,26 +395,28 @@ class DivBackward1(Operation):
 
 class MaskedFillBackward0(Operation):
     """``x.masked_fill(mask, value)`` with a number: the filled places get no gradient."""
+    kept_names = ("mask",)
 
     def forward(self, a, mask, value):
-        self._saved_mask = mask
-        return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+        self.keep("mask", mask)        # the mask tensor, version-checked and freed like an input
+        return np.where(mask._data, np.asarray(value, dtype=a.dtype), a)
 
     def backward(self, grad):
-        return where(Tensor._make(self._saved_mask), 0.0, grad)
+        return where(self._saved_mask, 0.0, grad)
 
 
 class MaskedFillBackward1(Operation):
     """``x.masked_fill(mask, value)`` with a 0-dim tensor ``value``, which gets the
     gradients of all the places it filled."""
     input_names = ("self", "value")
+    kept_names = ("mask",)
 
     def forward(self, a, value, mask):
-        self._saved_mask = mask
-        return np.where(mask, value.astype(a.dtype), a)
+        self.keep("mask", mask)
+        return np.where(mask._data, value.astype(a.dtype), a)
 
     def backward(self, grad):
-        filled = Tensor._make(self._saved_mask)
+        filled = self._saved_mask
         return where(filled, 0.0, grad), where(filled, grad, 0.0).sum()
 
 
@@ -631,15 +633,15 @@ def masked_fill(input, mask, value):
     """``value`` wherever ``mask`` (a bool tensor, broadcast) is True, else ``input``."""
     _check_fill_mask(mask, value)
     if isinstance(value, Tensor):
-        return MaskedFillBackward1.apply(input, value, mask=mask._data)
-    return MaskedFillBackward0.apply(input, mask=mask._data, value=value)
+        return MaskedFillBackward1.apply(input, value, mask=mask)
+    return MaskedFillBackward0.apply(input, mask=mask, value=value)
 
 
 def masked_fill_(input, mask, value):
     _check_fill_mask(mask, value)
     if isinstance(value, Tensor):
         value = value.item()
-    return MaskedFillBackward0.apply_inplace(input, mask=mask._data, value=value)
+    return MaskedFillBackward0.apply_inplace(input, mask=mask, value=value)
 
 
 def _check_fill_mask(mask, value):
