@@ -99,8 +99,8 @@ class Tensor:
     # ---- autograd flags -------------------------------------------------
     @property
     def requires_grad(self):
-        if self._base is not None and self._view_version != self._version_counter.version:
-            views.refresh_view_history(self)      # the base may require grad since (see grad_fn)
+        if self._base is not None and not self._requires_grad:
+            return self._base.requires_grad      # a view asks its base, which may require it since
         return self._requires_grad
 
     @requires_grad.setter

@@ -1420,6 +1420,44 @@ def test_masked_fill_mask_is_freed_by_backward():
     run(prog, raises="RuntimeError", msg=SECOND_BACKWARD_MSG)
 
 
+NO_GRAD_VIEWS = {
+    # a view made under no_grad of a leaf that requires grad: requires_grad, but no graph
+    "flags": lambda tg, v, x: (v.requires_grad, v.is_leaf, v.grad_fn),
+    "backward_on_it": lambda tg, v, x: v.backward(tg.ones(1)),
+    "backward_through_an_op": lambda tg, v, x: ((v * 2).sum().backward(), x.grad),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NO_GRAD_VIEWS))
+def test_view_made_under_no_grad(case):
+    def prog(tg):
+        x = tg.tensor(2.0, requires_grad=True)
+        with tg.no_grad():
+            v = x.unsqueeze(0)
+        return NO_GRAD_VIEWS[case](tg, v, x)
+    run(prog, raises="RuntimeError" if case == "backward_on_it" else None)
+
+
+PIECE_AFTER_BASE_CHANGED = {
+    "requires_grad": lambda p: (p.requires_grad, p._version),
+    "grad_fn": lambda p: p.grad_fn,
+    "used": lambda p: (p * 2).sum().backward(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PIECE_AFTER_BASE_CHANGED))
+def test_split_piece_after_its_leaf_base_changed_under_no_grad(case):
+    """Reading requires_grad is fine (it asks the base); anything that needs the piece's
+    history raises the multi-output view error."""
+    def prog(tg):
+        x = T(tg, (3,))
+        piece = x.chunk(2)[0]
+        with tg.no_grad():
+            x.add_(1)
+        return PIECE_AFTER_BASE_CHANGED[case](piece)
+    run(prog, raises=None if case == "requires_grad" else "RuntimeError")
+
+
 GRAD_LAYOUT = {
     # the gradient arrives transposed: .grad gets the leaf's (row-major) layout
     "through_t": lambda tg, x: (x.t() * tg.arange(12.0).reshape(4, 3)).sum(),

@@ -29,7 +29,8 @@ def _root_gradients(outputs, grad_outputs):
             grad = grad.detach().clone()     # the caller keeps theirs; the engine gets its own
         grads.append(grad)
     for i, out in enumerate(outputs):
-        if not out.requires_grad:
+        # (a view made under no_grad may say requires_grad, yet its gradient goes nowhere)
+        if not out.requires_grad or out._gradient_edge()[0] is None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
     return grads
