@@ -1438,10 +1438,19 @@ def test_view_made_under_no_grad(case):
     run(prog, raises="RuntimeError" if case == "backward_on_it" else None)
 
 
+def _failed_backward_then_grad_fn(piece):
+    try:
+        piece.sum().backward()
+    except RuntimeError:
+        pass
+    return piece.grad_fn          # the error is raised again, not forgotten
+
+
 PIECE_AFTER_BASE_CHANGED = {
     "requires_grad": lambda p: (p.requires_grad, p._version),
     "grad_fn": lambda p: p.grad_fn,
     "used": lambda p: (p * 2).sum().backward(),
+    "grad_fn_after_a_failed_backward": _failed_backward_then_grad_fn,
 }
 
 

@@ -146,9 +146,9 @@ def refresh_view_history(view):
     Called after the view itself was changed in place, and lazily (from the
     ``grad_fn`` property) when its base was changed in place since the view was made.
     """
-    view._view_version = view._version_counter.version
     base = view._base
     if not base._requires_grad or not grad_mode.is_grad_enabled() and view._grad_fn is None:
+        view._view_version = view._version_counter.version
         return
     if view._multi_output_view:
         raise RuntimeError(multi_output_view_error(
@@ -160,6 +160,7 @@ def refresh_view_history(view):
             "and error-prone, it is forbidden. You can clarify your code by moving both the view "
             "and the inplace either both inside the no_grad block (if you don't want the inplace "
             "to be tracked) or both outside (if you want the inplace to be tracked).")
+    view._view_version = view._version_counter.version     # (only now: an error repeats)
     view_node = AsStridedBackward0(base, view._view_replay)
     view_node.next_functions = (base._gradient_edge(),)
     view._grad_fn, view._output_nr, view._requires_grad = view_node, 0, True
