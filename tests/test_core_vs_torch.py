@@ -1420,6 +1420,28 @@ def test_masked_fill_mask_is_freed_by_backward():
     run(prog, raises="RuntimeError", msg=SECOND_BACKWARD_MSG)
 
 
+PIECES_OF_A_CONSTANT = {
+    # split/chunk pieces of a tensor that needs no grad: no node, yet the multi-output rule
+    # holds once autograd would record the change
+    "inplace_with_a_value_that_requires_grad": lambda tg, w, p, b: p.add_(w),
+    "inplace_with_a_constant_is_fine": lambda tg, w, p, b: (p.add_(1), b),
+    "base_changed_then_grad_fn": lambda tg, w, p, b: (b.add_(w), p.grad_fn),
+    "base_changed_then_requires_grad": lambda tg, w, p, b: (b.add_(w), p.requires_grad)[1],
+    "view_of_the_piece_changed": lambda tg, w, p, b: p[:1].add_(w),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PIECES_OF_A_CONSTANT))
+def test_pieces_of_a_tensor_that_needs_no_grad(case):
+    def prog(tg):
+        w = tg.tensor(1.5, requires_grad=True)
+        b = tg.tensor([1.0, 2.0, 3.0])
+        piece = b.chunk(2)[0]
+        return PIECES_OF_A_CONSTANT[case](tg, w, piece, b)
+    fine = case in ("inplace_with_a_constant_is_fine", "base_changed_then_requires_grad")
+    run(prog, raises=None if fine else "RuntimeError")
+
+
 NO_GRAD_VIEWS = {
     # a view made under no_grad of a leaf that requires grad: requires_grad, but no graph
     "flags": lambda tg, v, x: (v.requires_grad, v.is_leaf, v.grad_fn),

@@ -175,7 +175,7 @@ class Operation(Node):
     @classmethod
     def apply_inplace(cls, target, *others, **params):
         from teachgrad.autograd import views
-        views.check_inplace_allowed(target)
+        views.check_inplace_allowed(target, others)
         inputs = (target, *others)
         arrays = cls._input_arrays(inputs)
         node = cls._new_node(inputs)

@@ -38,17 +38,18 @@ def make_view(view, source, replay):
     return view
 
 
-def check_inplace_allowed(target):
-    """PyTorch's errors for in-place changes that would break autograd (checked before writing)."""
+def check_inplace_allowed(target, others=()):
+    """PyTorch's errors for in-place changes that would break autograd (checked before
+    writing); ``others`` are the op's other tensor inputs."""
     if not target._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor "
                            "before performing the operation.")
     if grad_mode.is_grad_enabled():
-        _check_autograd_allows_inplace(target)
+        _check_autograd_allows_inplace(target, others)
 
 
-def _check_autograd_allows_inplace(target):
+def _check_autograd_allows_inplace(target, others):
     if target._grad_fn is None and target._requires_grad and target._base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
@@ -60,21 +61,33 @@ def _check_autograd_allows_inplace(target):
             "can clarify your code by moving both the view and the inplace either both inside the "
             "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
             "want the inplace to be tracked).")
-    if target._multi_output_view:
-        raise RuntimeError(multi_output_view_error(target, "is being modified inplace"))
+    if target._multi_output_view and _will_record(target, others):
+        raise RuntimeError(multi_output_view_error(target, "is being"))
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
 
 
-def multi_output_view_error(view, what_happened):
+def _will_record(target, others):
+    """Will an in-place op on ``target`` with these other inputs be recorded in the graph?"""
+    return target.requires_grad or any(other.requires_grad for other in others)
+
+
+def multi_output_view_error(view, modified):
     """PyTorch's words for a view made by split / chunk / unbind (or a view of one) that
-    was, or whose base was, changed in place: one node made all the pieces, so it could
-    not rebuild the history of one of them."""
-    return (f"Output {view._output_nr} of {cpp_name(view._grad_fn)} is a view and "
-            f"{what_happened}. This view is the output of a function that returns multiple "
-            "views. Such functions do not allow the output views to be modified inplace. You "
-            "should replace the inplace operation by an out-of-place one.")
+    ``modified`` ("is being", or "its base or another view of its base has been") changed
+    in place while autograd records: one node made all the pieces, so it could not rebuild
+    the history of one of them. A piece with no node (its base needed no gradient) is named
+    as PyTorch names any view without one."""
+    if view._grad_fn is not None:
+        start = (f"Output {view._output_nr} of {cpp_name(view._grad_fn)} is a view and "
+                 f"{modified} modified inplace.")
+    else:
+        start = (f"A view was created in no_grad mode and {modified} modified inplace with "
+                 "grad mode enabled.")
+    return (start + " This view is the output of a function that returns multiple views. Such "
+            "functions do not allow the output views to be modified inplace. You should replace "
+            "the inplace operation by an out-of-place one.")
 
 
 def _partly_overlap(written, read):
@@ -152,7 +165,7 @@ def refresh_view_history(view):
         return
     if view._multi_output_view:
         raise RuntimeError(multi_output_view_error(
-            view, "its base or another view of its base has been modified inplace"))
+            view, "its base or another view of its base has been"))
     if view._made_in_no_grad:
         raise RuntimeError(
             "A view was created in no_grad mode and its base or another view of its base has "

@@ -8,7 +8,7 @@ tensor that shares memory and the version counter with its input
 import numpy as np
 
 from teachgrad import dtypes
-from teachgrad.autograd import views
+from teachgrad.autograd import grad_mode, views
 from teachgrad.autograd.operation import Operation
 from teachgrad.tensor import Tensor
 
@@ -196,7 +196,7 @@ class MultiViewOperation(Operation):
         for number, piece in enumerate(pieces):
             views.make_view(piece, input,
                             lambda t, number=number: cls.apply_views(t, **params)[number])
-            if piece._grad_fn is not None:
+            if grad_mode.is_grad_enabled():     # (under no_grad the no_grad view rules apply)
                 piece._multi_output_view = True
         return pieces
 
