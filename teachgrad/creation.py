@@ -176,3 +176,20 @@ initial_seed = random.initial_seed
 seed = random.seed
 get_rng_state = random.get_rng_state
 set_rng_state = random.set_rng_state
+
+
+# ---- x.new_zeros(2, 3) and friends: a new tensor with x's dtype (not its values) ---------
+def new_zeros(self, *size, dtype=None, requires_grad=False, device=None):
+    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_ones(self, *size, dtype=None, requires_grad=False, device=None):
+    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_tensor(self, data, dtype=None, requires_grad=False, device=None):
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)

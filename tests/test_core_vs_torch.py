@@ -2551,3 +2551,100 @@ def test_detect_anomaly_error_raised_in_custom_backward():
             Raiser.apply(tg.ones(1, requires_grad=True)).sum().backward()
     run(prog, raises="ValueError", msg="boom",
         warn=("UserWarning", "Error detected in RaiserBackward."), warn_count=1)
+
+
+# --------------------------------------------------------------------------------------------
+# square, floor / ceil / round, var / std, cumsum, flip, gather / scatter_add, where, new_*
+# --------------------------------------------------------------------------------------------
+
+def _index(tg):
+    return tg.tensor([[0, 0], [2, 1]])
+
+
+MORE_OPS = {
+    "square": lambda tg, x: x.square(),
+    "floor": lambda tg, x: x.floor() * x,
+    "ceil": lambda tg, x: tg.ceil(x) + x,
+    "round": lambda tg, x: x.round() * x,
+    "var": lambda tg, x: x.var(),
+    "std": lambda tg, x: x.std(),
+    "var_dim": lambda tg, x: x.var(1),
+    "std_dim_keepdim": lambda tg, x: x.std(0, keepdim=True),
+    "var_correction_0": lambda tg, x: x.var(correction=0),
+    "var_unbiased_false": lambda tg, x: x.var(False),
+    "std_dim_unbiased_keepdim": lambda tg, x: tg.std(x, 1, False, True),
+    "cumsum_1": lambda tg, x: x.cumsum(1) * x,
+    "cumsum_0": lambda tg, x: tg.cumsum(x, dim=0) ** 2,
+    "flip_0": lambda tg, x: x.flip(0) * x,
+    "flip_both": lambda tg, x: tg.flip(x, (0, 1)) * x,
+    "gather_1": lambda tg, x: x.gather(1, _index(tg)) ** 2,
+    "gather_0_smaller_index": lambda tg, x: tg.gather(x, 0, tg.tensor([[1, 0, 1]])) * 3,
+    "gather_int32_index": lambda tg, x: x.gather(1, _index(tg).int()) ** 2,
+    "scatter_add": lambda tg, x: tg.scatter_add(x, 1, _index(tg), x[:, :2] ** 2),
+    "where_method": lambda tg, x: x.where(x > 0, x * 2) ** 2,
+    "where_number": lambda tg, x: tg.where(x > 0, x, 0.5) ** 2,
+}
+
+
+@pytest.mark.parametrize("case", sorted(MORE_OPS))
+def test_more_ops_values_gradients_and_second_derivatives(case):
+    """Values, node names, gradients (and their graph's last node) and second derivatives."""
+    def prog(tg):
+        x = tg.tensor([[1.5, -2.3, 0.5], [2.0, 0.1, -0.7]], requires_grad=True)
+        y = MORE_OPS[case](tg, x)
+        (g,) = tg.autograd.grad(y.sum(), x, create_graph=True)
+        second = tg.autograd.grad(g.sum(), x, allow_unused=True)[0] if g.requires_grad else None
+        # (torch adds a second path's gradient in place, bumping the version: not compared)
+        return {"y": y, "grad": D.snap(g.detach(), version=False),
+                "grad_node": D.node_name(g.grad_fn),
+                "second": None if second is None else D.snap(second, version=False)}
+    run(prog)
+
+
+MORE_OP_ERRORS = {
+    "gather_float_index": (lambda tg, x: x.gather(1, tg.tensor([[0.0]])), "RuntimeError"),
+    "gather_other_ndim": (lambda tg, x: x.gather(1, tg.tensor([0])), "RuntimeError"),
+    "gather_dim_out_of_range": (lambda tg, x: x.gather(2, _index(tg)), "IndexError"),
+    "scatter_add_float_index": (lambda tg, x: x.scatter_add(1, tg.tensor([[0.0]]), x), "RuntimeError"),
+    "flip_same_dim_twice": (lambda tg, x: x.flip(0, 0), "RuntimeError"),
+    "flip_dim_out_of_range": (lambda tg, x: x.flip(2), "IndexError"),
+    "std_of_integers": (lambda tg, x: tg.tensor([1, 2]).std(), "RuntimeError"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MORE_OP_ERRORS))
+def test_more_ops_errors(case):
+    make, error = MORE_OP_ERRORS[case]
+    run(lambda tg: make(tg, tg.ones(2, 3)), raises=error)
+
+
+def test_saved_index_and_condition_are_freed_and_version_checked():
+    def freed(tg):
+        x = T(tg, (2, 3))
+        y = x.gather(1, _index(tg)).sum() + tg.where(x > 0, x, 0.0).sum()
+        y.backward()
+        y.backward()
+    run(freed, raises="RuntimeError", msg=SECOND_BACKWARD_MSG)
+
+    def changed(tg):
+        x = T(tg, (2, 3))
+        index = _index(tg)
+        y = x.gather(1, index)
+        index.add_(0)
+        y.sum().backward()
+    run(changed, raises="RuntimeError", msg=VERSION_MSG, contains=("LongTensor [2, 2]] is at version 1",))
+
+
+NEW_TENSORS = {
+    "new_zeros": lambda x: x.new_zeros(2, 3),
+    "new_zeros_tuple_dtype": lambda x: x.new_zeros((2,), dtype=x.dtype),
+    "new_ones": lambda x: x.new_ones((2, 1)),
+    "new_full": lambda x: x.new_full((2,), 3),
+    "new_tensor": lambda x: x.new_tensor([1, 2]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NEW_TENSORS))
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_new_tensors_take_the_dtype(case, dtype):
+    run(lambda tg: NEW_TENSORS[case](tg.ones(2, dtype=getattr(tg, dtype))))

@@ -4,7 +4,7 @@
 (``Tensor.exp = pointwise.exp``, ``Tensor.__mul__ = pointwise.mul``...), so the
 two never import each other in a circle.
 """
-from teachgrad import dtypes
+from teachgrad import creation, dtypes
 from teachgrad.ops import indexing, inplace, linalg, pointwise, reduction, shape
 from teachgrad.tensor import Tensor
 
@@ -69,6 +69,9 @@ METHODS = {
     "clamp": pointwise.clamp, "clip": pointwise.clamp, "maximum": pointwise.maximum,
     "minimum": pointwise.minimum, "clone": pointwise.clone,
     "masked_fill": pointwise.masked_fill, "masked_fill_": pointwise.masked_fill_,
+    "square": pointwise.square, "floor": pointwise.floor, "ceil": pointwise.ceil,
+    "round": pointwise.round,
+    "where": lambda self, condition, other: pointwise.where(condition, self, other),
     # conversions
     "to": _to, "type": _type,
     "float": _conversion(dtypes.float32), "double": _conversion(dtypes.float64),
@@ -82,6 +85,7 @@ METHODS = {
     "log_softmax": reduction.log_softmax, "logsumexp": reduction.logsumexp,
     "norm": reduction.norm, "sum_to_size": reduction.sum_to_size,
     "all": reduction.all, "any": reduction.any,
+    "var": reduction.var, "std": reduction.std, "cumsum": reduction.cumsum,
     # shapes and views
     "view": _size_args(shape.view), "reshape": _size_args(shape.reshape),
     "expand": _size_args(shape.expand), "permute": _size_args(shape.permute),
@@ -91,12 +95,16 @@ METHODS = {
     "view_as": lambda self, other: shape.view(self, other.shape),
     "reshape_as": lambda self, other: shape.reshape(self, other.shape),
     "narrow": shape.narrow, "select": shape.select, "unbind": shape.unbind,
-    "split": shape.split, "chunk": shape.chunk,
+    "split": shape.split, "chunk": shape.chunk, "flip": shape.flip,
     # matrix products
     "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "dot": linalg.dot,
     "bmm": linalg.bmm,
     # indexing
     "__getitem__": indexing.index, "__setitem__": indexing.setitem,
+    "gather": indexing.gather, "scatter_add": indexing.scatter_add,
+    # new tensors with this one's dtype
+    "new_zeros": creation.new_zeros, "new_ones": creation.new_ones,
+    "new_full": creation.new_full, "new_tensor": creation.new_tensor,
     # in place
     "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.mul_, "div_": inplace.div_,
     "pow_": inplace.pow_, "neg_": inplace.neg_, "exp_": inplace.exp_,

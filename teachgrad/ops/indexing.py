@@ -91,6 +91,71 @@ def _torch_index_message(error, array, key):
     return text
 
 
+def _along(dim, index):
+    """numpy indices that pick, at every position of ``index``, entry ``index[...]`` along
+    ``dim`` and the same position along every other dimension (gather's rule)."""
+    places = list(np.indices(index.shape, sparse=True))
+    places[dim] = index
+    return tuple(places)
+
+
+class GatherBackward0(Operation):
+    """``out[i][j] = x[index[i][j]][j]`` (for dim 0): entries picked along one dimension."""
+    promote = "none"
+    kept_names = ("index",)
+
+    def forward(self, a, dim, index):
+        self._self_sizes, self._saved_dim = a.shape, dim
+        self.keep("index", index)
+        return a[_along(dim, index._data)]
+
+    def backward(self, grad):
+        from teachgrad import creation
+        zeros = creation.zeros(self._self_sizes, dtype=grad.dtype)
+        return scatter_add(zeros, self._saved_dim, self._saved_index, grad)
+
+
+class ScatterAddBackward0(Operation):
+    """``x`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for dim 0): gather's mirror."""
+    input_names = ("self", "src")
+    kept_names = ("index",)
+
+    def forward(self, a, src, dim, index):
+        self._saved_dim = dim
+        self.keep("index", index)
+        out = a.copy()
+        picked = src[tuple(slice(0, size) for size in index.shape)]
+        np.add.at(out, _along(dim, index._data), picked)     # repeated places add up
+        return out
+
+    def backward(self, grad):
+        grad_src = gather(grad, self._saved_dim, self._saved_index) \
+            if self.needs_input_grad[1] else None
+        return grad, grad_src
+
+
+def _check_index_argument(name, input, dim, index):
+    if index.dtype.name not in ("int32", "int64"):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if index.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    rank = max(input.ndim, 1)
+    if not -rank <= dim < rank:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, "
+                         f"{rank - 1}], but got {dim})")
+    return dim % rank
+
+
+def gather(input, dim, index):
+    dim = _check_index_argument("gather", input, dim, index)
+    return GatherBackward0.apply(input, dim=dim, index=index)
+
+
+def scatter_add(input, dim, index, src):
+    dim = _check_index_argument("scatter", input, dim, index)     # (PyTorch's name for it)
+    return ScatterAddBackward0.apply(input, src, dim=dim, index=index)
+
+
 class IndexPutBackward0(Operation):
     """``x[mask] = v`` or ``x[idx] = v``: an in-place write at advanced indices."""
     input_names = ("self", "values")

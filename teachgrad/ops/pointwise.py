@@ -308,16 +308,44 @@ class ClampBackward1(Operation):
 
 class WhereBackward0(Operation):
     input_names = ("self", "other")
+    kept_names = ("condition",)
 
     def forward(self, a, b, condition):
-        self._condition = condition
-        return np.where(condition, a, b)
+        self.keep("condition", condition)     # the bool tensor, version-checked like an input
+        return np.where(condition._data, a, b)
 
     def backward(self, grad):
-        condition = Tensor._make(self._condition)
+        condition = self._saved_condition
         grad_self = where(condition, grad, 0.0) if self.needs_input_grad[0] else None
         grad_other = where(condition, 0.0, grad) if self.needs_input_grad[1] else None
         return grad_self, grad_other
+
+
+class StepFunction(Operation):
+    """A function made of flat steps (floor, ceil, round): its gradient is 0 everywhere
+    (PyTorch's convention at the jumps too). An integer tensor is returned unchanged."""
+    numpy_function = None
+
+    def forward(self, a):
+        if a.dtype.kind in "biu":
+            return a.copy()
+        return type(self).numpy_function(a)
+
+    def backward(self, grad):
+        from teachgrad import creation
+        return creation.zeros_like(grad)
+
+
+class FloorBackward0(StepFunction):
+    numpy_function = np.floor
+
+
+class CeilBackward0(StepFunction):
+    numpy_function = np.ceil
+
+
+class RoundBackward0(StepFunction):
+    numpy_function = np.round            # halves to even, as PyTorch rounds
 
 
 class MaximumBackward0(Operation):
@@ -547,7 +575,8 @@ def clamp(input, min=None, max=None):
 
 
 def where(condition, input, other):
-    condition = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if not isinstance(condition, Tensor):
+        condition = Tensor._make(np.asarray(condition))
     if not isinstance(input, Tensor):
         input = as_tensor_like(input, other) if isinstance(other, Tensor) else \
             Tensor._make(np.asarray(input, dtype=dtypes.default_dtype_for_category(
@@ -627,6 +656,23 @@ def isnan(input):
 
 def isfinite(input):
     return Tensor._make(np.isfinite(input._data))
+
+
+def square(input):
+    """``input ** 2`` (PyTorch records it as PowBackward0 too)."""
+    return pow(input, 2)
+
+
+def floor(input):
+    return FloorBackward0.apply(input)
+
+
+def ceil(input):
+    return CeilBackward0.apply(input)
+
+
+def round(input):
+    return RoundBackward0.apply(input)
 
 
 def masked_fill(input, mask, value):

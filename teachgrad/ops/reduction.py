@@ -88,6 +88,55 @@ class MeanBackward1(Operation):
         return grad.expand(self._self_sizes) / self._count
 
 
+class VarBackward0(Operation):
+    """The variance over ``dims``, dividing by N - correction (Bessel's N - 1 by default)."""
+
+    def forward(self, a, dims, correction, keepdim):
+        self.save("self")
+        self._saved_dim, self._saved_correction, self._saved_keepdim = dims, correction, keepdim
+        return np.asarray(a.var(axis=dims, ddof=correction, keepdims=keepdim), dtype=a.dtype)
+
+    def backward(self, grad):
+        return _variance_gradient(self, grad)
+
+
+class StdBackward0(Operation):
+    """The standard deviation: the square root of the variance."""
+
+    def forward(self, a, dims, correction, keepdim):
+        self.save("self")
+        self.save("result")
+        self._saved_dim, self._saved_correction, self._saved_keepdim = dims, correction, keepdim
+        return np.asarray(a.std(axis=dims, ddof=correction, keepdims=keepdim), dtype=a.dtype)
+
+    def backward(self, grad):
+        # d sqrt(v) = dv / (2 sqrt(v)): the variance's gradient, of grad / (2 std)
+        return _variance_gradient(self, grad / (self._saved_result * 2))
+
+
+def _variance_gradient(node, grad):
+    """d var / d x = 2 (x - mean) / (N - correction), for each x (in PyTorch's order of
+    operations, so that rounding and graph nodes agree)."""
+    x, dims = node._saved_self, node._saved_dim
+    count = int(np.prod([x.shape[d] for d in dims]))
+    grad = restore_reduced_dims(grad, dims, node._saved_keepdim)
+    return grad * (2 / (count - node._saved_correction)) * (x - x.mean(dims, keepdim=True))
+
+
+class CumsumBackward0(Operation):
+    """Running sums along ``dim``: each input reaches every later output, so its gradient
+    is the running sum of the gradients taken from the end."""
+
+    def forward(self, a, dim, dtype=None):
+        self._saved_dim = dim
+        return np.cumsum(a.reshape(a.shape or (1,)), axis=dim,
+                         dtype=_sum_dtype(a, dtype)).reshape(a.shape)
+
+    def backward(self, grad):
+        dim = self._saved_dim
+        return grad.flip(dim).cumsum(dim).flip(dim)
+
+
 class MaxBackward1(Operation):
     """Max of all elements; ties share the gradient evenly, as in PyTorch."""
     pick = staticmethod(np.max)
@@ -285,6 +334,31 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None or dim == () or dim == []:
         return MeanBackward0.apply(input)
     return MeanBackward1.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _spread(VarBackward0, input, dim, unbiased, keepdim, correction)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _spread(StdBackward0, input, dim, unbiased, keepdim, correction)
+
+
+def _spread(operation, input, dim, unbiased, keepdim, correction):
+    """var and std take ``(dim, unbiased, keepdim)``, ``(unbiased)`` or ``correction=``."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return operation.apply(input, dims=normalize_dims(dim, input.ndim), correction=correction,
+                           keepdim=keepdim)
+
+
+def cumsum(input, dim, *, dtype=None):
+    return CumsumBackward0.apply(input, dim=normalize_dims(dim, builtins.max(input.ndim, 1))[0],
+                                 dtype=dtype)
 
 
 def _reduce_extreme(input, dim, keepdim, other, whole, by_dim, pairwise, name):

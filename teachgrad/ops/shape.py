@@ -355,6 +355,28 @@ def expand_as(input, other):
     return expand(input, other.shape)
 
 
+class FlipBackward0(Operation):
+    """The order reversed along ``dims``: a copy, as in PyTorch (numpy's flip is a view)."""
+    promote = "none"
+
+    def forward(self, a, dims):
+        self._saved_dims = dims
+        return np.flip(a, dims).copy() if a.ndim else a.copy()
+
+    def backward(self, grad):
+        return grad.flip(self._saved_dims)
+
+
+def flip(input, *dims):
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    dims = tuple(_check_dim(d, input.ndim) for d in as_shape(dims))
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return FlipBackward0.apply(input, dims=dims)
+
+
 def contiguous(input):
     return input if input._data.flags.c_contiguous else input.clone()
 
