@@ -44,6 +44,10 @@ UNARY = {
     "scale": lambda t: t * 0.5,
     "pow2": lambda t: t ** 2,
     "masked_fill": lambda t: t.masked_fill(t > 0, 0.5),
+    "square_": lambda t: t.square(),
+    "cumsum_last": lambda t: t.cumsum(-1),
+    "flip_first": lambda t: t.flip(0),
+    "floor_times": lambda t: t.floor() * t,
 }
 BINARY = {
     "add": lambda a, b: a + b,
