@@ -17,17 +17,20 @@ from teachgrad.creation import (arange, as_tensor, empty, empty_like, eye, from_
 from teachgrad.random import Generator
 from teachgrad.dtypes import (bool_ as bool, dtype, float16, float32, float64,
                               get_default_dtype, int32, int64, set_default_dtype, uint8)
-from teachgrad.ops.indexing import gather, index as _index, scatter_add
-from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv
+from teachgrad.ops.indexing import (gather, index as _index, index_add, index_select, scatter,
+                                    scatter_add)
+from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
 from teachgrad.ops.pointwise import (abs, add, allclose, ceil, clamp, clone, cos, div, eq, equal,
                                      exp, floor, ge, gt, isfinite, isnan, le, log, logical_and,
                                      logical_not, logical_or, lt, masked_fill, maximum, minimum,
                                      mul, ne, neg, pow, reciprocal, relu, round, sigmoid, sign,
-                                     sin, sqrt, square, sub, tanh, where)
-from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, cumsum, log_softmax,
-                                     logsumexp, max, mean, min, norm, softmax, std, sum, var)
-from teachgrad.ops.shape import (cat, chunk, expand, flatten, flip, narrow, permute, reshape,
-                                 select, split, squeeze, stack, t, transpose, unbind, unsqueeze)
+                                     sin, sqrt, square, sub, tanh, where, log1p, expm1, rsqrt)
+from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argsort, cumsum,
+                                     log_softmax, logsumexp, max, mean, min, norm, softmax, sort,
+                                     std, sum, topk, var)
+from teachgrad.ops.shape import (cat, chunk, expand, flatten, flip, movedim, narrow, permute,
+                                 reshape, roll, select, split, squeeze, stack, t, tile,
+                                 transpose, tril, triu, unbind, unsqueeze)
 from teachgrad.printing import set_printoptions
 from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)

@@ -2583,6 +2583,28 @@ MORE_OPS = {
     "scatter_add": lambda tg, x: tg.scatter_add(x, 1, _index(tg), x[:, :2] ** 2),
     "where_method": lambda tg, x: x.where(x > 0, x * 2) ** 2,
     "where_number": lambda tg, x: tg.where(x > 0, x, 0.5) ** 2,
+    "log1p": lambda tg, x: x.abs().log1p(),
+    "expm1": lambda tg, x: tg.expm1(x) * x,
+    "rsqrt": lambda tg, x: x.abs().rsqrt(),
+    "tril": lambda tg, x: x.tril() * x,
+    "triu_offset": lambda tg, x: tg.triu(x, 1) * x,
+    "tril_negative_offset": lambda tg, x: x.tril(-1) ** 2,
+    "roll": lambda tg, x: x.roll(1, 1) * x,
+    "roll_flat": lambda tg, x: tg.roll(x, 2) * x,
+    "roll_two_dims": lambda tg, x: x.roll((1, -1), (0, 1)) * x,
+    "repeat": lambda tg, x: x.repeat(2, 1) ** 2,
+    "repeat_more_dims": lambda tg, x: x.repeat(2, 1, 3) ** 2,
+    "tile": lambda tg, x: x.tile(2) ** 2,
+    "movedim": lambda tg, x: x.movedim(0, 1) ** 2,
+    "index_select": lambda tg, x: x.index_select(1, tg.tensor([2, 0, 2])) ** 2,
+    "index_add": lambda tg, x: tg.index_add(x, 0, tg.tensor([1, 1]), x ** 2),
+    "scatter_tensor": lambda tg, x: tg.scatter(x, 1, _index(tg)[:, :1], x[:, 1:2] ** 2) * x,
+    "scatter_number": lambda tg, x: x.scatter(1, _index(tg), 0.5) * x,
+    "sort_values": lambda tg, x: x.sort(1).values ** 2,
+    "sort_descending": lambda tg, x: tg.sort(x, 0, descending=True)[0] * 3,
+    "topk": lambda tg, x: x.topk(2).values ** 2,
+    "topk_smallest": lambda tg, x: x.topk(1, dim=0, largest=False)[0] * 3,
+    "outer": lambda tg, x: tg.outer(x[0], x[1]) ** 2,
 }
 
 
@@ -2609,6 +2631,12 @@ MORE_OP_ERRORS = {
     "flip_same_dim_twice": (lambda tg, x: x.flip(0, 0), "RuntimeError"),
     "flip_dim_out_of_range": (lambda tg, x: x.flip(2), "IndexError"),
     "std_of_integers": (lambda tg, x: tg.tensor([1, 2]).std(), "RuntimeError"),
+    "outer_of_a_matrix": (lambda tg, x: tg.outer(x, x[0]), "RuntimeError"),
+    "tril_of_a_vector": (lambda tg, x: x[0].tril(), "RuntimeError"),
+    "index_select_matrix_index": (lambda tg, x: x.index_select(0, tg.tensor([[0]])), "IndexError"),
+    "topk_too_many": (lambda tg, x: x.topk(4), "RuntimeError"),
+    "repeat_too_few": (lambda tg, x: x.repeat(2), "RuntimeError"),
+    "roll_unaligned": (lambda tg, x: x.roll((1, 2), (0,)), "RuntimeError"),
 }
 
 
@@ -2648,3 +2676,23 @@ NEW_TENSORS = {
 @pytest.mark.parametrize("dtype", ["float64", "int64"])
 def test_new_tensors_take_the_dtype(case, dtype):
     run(lambda tg: NEW_TENSORS[case](tg.ones(2, dtype=getattr(tg, dtype))))
+
+
+SELECTIONS = {
+    "sort": lambda tg, x: x.sort(1),
+    "sort_descending": lambda tg, x: x.sort(0, descending=True),
+    "argsort": lambda tg, x: x.argsort(1),
+    "topk": lambda tg, x: x.topk(2),
+    "topk_dim0_smallest": lambda tg, x: tg.topk(x, 1, dim=0, largest=False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SELECTIONS))
+def test_sort_and_topk_give_values_and_indices(case):
+    def prog(tg):
+        x = tg.tensor([[1.5, -2.3, 0.5], [2.0, 0.1, -0.7]], requires_grad=True)
+        result = SELECTIONS[case](tg, x)
+        if case == "argsort":
+            return result
+        return {"values": result.values, "indices": result.indices, "pair": tuple(result)}
+    run(prog)

@@ -70,7 +70,8 @@ METHODS = {
     "minimum": pointwise.minimum, "clone": pointwise.clone,
     "masked_fill": pointwise.masked_fill, "masked_fill_": pointwise.masked_fill_,
     "square": pointwise.square, "floor": pointwise.floor, "ceil": pointwise.ceil,
-    "round": pointwise.round,
+    "round": pointwise.round, "log1p": pointwise.log1p, "expm1": pointwise.expm1,
+    "rsqrt": pointwise.rsqrt,
     "where": lambda self, condition, other: pointwise.where(condition, self, other),
     # conversions
     "to": _to, "type": _type,
@@ -86,6 +87,7 @@ METHODS = {
     "norm": reduction.norm, "sum_to_size": reduction.sum_to_size,
     "all": reduction.all, "any": reduction.any,
     "var": reduction.var, "std": reduction.std, "cumsum": reduction.cumsum,
+    "sort": reduction.sort, "argsort": reduction.argsort, "topk": reduction.topk,
     # shapes and views
     "view": _size_args(shape.view), "reshape": _size_args(shape.reshape),
     "expand": _size_args(shape.expand), "permute": _size_args(shape.permute),
@@ -96,12 +98,17 @@ METHODS = {
     "reshape_as": lambda self, other: shape.reshape(self, other.shape),
     "narrow": shape.narrow, "select": shape.select, "unbind": shape.unbind,
     "split": shape.split, "chunk": shape.chunk, "flip": shape.flip,
+    "tril": shape.tril, "triu": shape.triu, "roll": shape.roll,
+    "repeat": _size_args(shape.repeat), "tile": _size_args(shape.tile),
+    "movedim": shape.movedim,
     # matrix products
     "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "dot": linalg.dot,
-    "bmm": linalg.bmm,
+    "bmm": linalg.bmm, "outer": linalg.outer,
     # indexing
     "__getitem__": indexing.index, "__setitem__": indexing.setitem,
     "gather": indexing.gather, "scatter_add": indexing.scatter_add,
+    "scatter": indexing.scatter, "index_select": indexing.index_select,
+    "index_add": indexing.index_add,
     # new tensors with this one's dtype
     "new_zeros": creation.new_zeros, "new_ones": creation.new_ones,
     "new_full": creation.new_full, "new_tensor": creation.new_tensor,

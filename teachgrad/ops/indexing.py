@@ -8,7 +8,7 @@ Indexing with a bool mask or an integer tensor copies (``IndexBackward0``).
 import numpy as np
 
 from teachgrad.autograd.operation import Operation
-from teachgrad.ops.shape import AliasBackward0, ViewOperation, unsqueeze
+from teachgrad.ops.shape import AliasBackward0, ViewOperation, _check_dim, unsqueeze
 from teachgrad.tensor import Tensor
 
 
@@ -110,13 +110,11 @@ class GatherBackward0(Operation):
         return a[_along(dim, index._data)]
 
     def backward(self, grad):
-        from teachgrad import creation
-        zeros = creation.zeros(self._self_sizes, dtype=grad.dtype)
-        return scatter_add(zeros, self._saved_dim, self._saved_index, grad)
+        return _added_into_zeros(scatter_add, self, grad)
 
 
-class ScatterAddBackward0(Operation):
-    """``x`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for dim 0): gather's mirror."""
+class ScatterBackward0(Operation):
+    """``x`` with ``src[i][j]`` written at ``[index[i][j]][j]`` (for dim 0)."""
     input_names = ("self", "src")
     kept_names = ("index",)
 
@@ -124,9 +122,28 @@ class ScatterAddBackward0(Operation):
         self._saved_dim = dim
         self.keep("index", index)
         out = a.copy()
-        picked = src[tuple(slice(0, size) for size in index.shape)]
-        np.add.at(out, _along(dim, index._data), picked)     # repeated places add up
+        self.write(out, _along(dim, index._data),
+                   src[tuple(slice(0, size) for size in index.shape)])
         return out
+
+    @staticmethod
+    def write(out, places, values):
+        out[places] = values
+
+    def backward(self, grad):
+        index = self._saved_index
+        # the written places lost their old values: no gradient flows back to those
+        grad_self = grad.scatter(self._saved_dim, index, 0.0) if self.needs_input_grad[0] else None
+        grad_src = gather(grad, self._saved_dim, index) if self.needs_input_grad[1] else None
+        return grad_self, grad_src
+
+
+class ScatterAddBackward0(ScatterBackward0):
+    """``x`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for dim 0): gather's mirror."""
+
+    @staticmethod
+    def write(out, places, values):
+        np.add.at(out, places, values)       # repeated places add up
 
     def backward(self, grad):
         grad_src = gather(grad, self._saved_dim, self._saved_index) \
@@ -139,11 +156,29 @@ def _check_index_argument(name, input, dim, index):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if index.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    rank = max(input.ndim, 1)
-    if not -rank <= dim < rank:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, "
-                         f"{rank - 1}], but got {dim})")
-    return dim % rank
+    return _check_dim(dim, input.ndim)
+
+
+class ScatterBackward1(Operation):
+    """``x`` with one number written at the places ``index`` points to."""
+    kept_names = ("index",)
+
+    def forward(self, a, dim, index, value):
+        self._saved_dim = dim
+        self.keep("index", index)
+        out = a.copy()
+        out[_along(dim, index._data)] = value
+        return out
+
+    def backward(self, grad):
+        return grad.scatter(self._saved_dim, self._saved_index, 0.0)
+
+
+def scatter(input, dim, index, src):
+    dim = _check_index_argument("scatter", input, dim, index)
+    if isinstance(src, Tensor):
+        return ScatterBackward0.apply(input, src, dim=dim, index=index)
+    return ScatterBackward1.apply(input, dim=dim, index=index, value=src)
 
 
 def gather(input, dim, index):
@@ -154,6 +189,66 @@ def gather(input, dim, index):
 def scatter_add(input, dim, index, src):
     dim = _check_index_argument("scatter", input, dim, index)     # (PyTorch's name for it)
     return ScatterAddBackward0.apply(input, src, dim=dim, index=index)
+
+
+class IndexSelectBackward0(Operation):
+    """The entries at positions ``index`` (a 1-D tensor) along ``dim``."""
+    promote = "none"
+    kept_names = ("index",)
+
+    def forward(self, a, dim, index):
+        self._self_sizes, self._saved_dim = a.shape, dim
+        self.keep("index", index)
+        return np.take(a, index._data, axis=dim) if a.ndim else a[index._data].reshape(())
+
+    def backward(self, grad):
+        return _added_into_zeros(index_add, self, grad)
+
+
+def _added_into_zeros(add, node, grad):
+    """A selection's gradient: ``grad`` added into zeros shaped like the input, at the
+    places the selection took (``add`` is scatter_add or index_add)."""
+    from teachgrad import creation
+    zeros = creation.zeros(node._self_sizes, dtype=grad.dtype)
+    return add(zeros, node._saved_dim, node._saved_index, grad)
+
+
+class IndexAddBackward0(Operation):
+    """``x`` with the slices of ``source`` added at positions ``index`` along ``dim``."""
+    input_names = ("self", "source")
+    kept_names = ("index",)
+
+    def forward(self, a, source, dim, index):
+        self._saved_dim = dim
+        self.keep("index", index)
+        out = a.copy()
+        places = [slice(None)] * a.ndim
+        places[dim] = index._data
+        np.add.at(out, tuple(places), source)        # a repeated index adds up
+        return out
+
+    def backward(self, grad):
+        grad_source = grad.index_select(self._saved_dim, self._saved_index) \
+            if self.needs_input_grad[1] else None
+        return grad, grad_source
+
+
+def _check_select_index(name, input, dim, index):
+    if index.dtype.name not in ("int32", "int64"):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    return _check_dim(dim, input.ndim)
+
+
+def index_select(input, dim, index):
+    dim = _check_select_index("index_select", input, dim, index)
+    return IndexSelectBackward0.apply(input, dim=dim, index=index)
+
+
+def index_add(input, dim, index, source):
+    dim = _check_select_index("index_add", input, dim, index)
+    return IndexAddBackward0.apply(input, source, dim=dim, index=index)
 
 
 class IndexPutBackward0(Operation):

@@ -240,3 +240,11 @@ def _batched(input, other):
     right = other.expand(batch + (k, m)).reshape(-1, k, m)
     result = UnsafeViewBackward0.apply(bmm(left, right), shape=batch + (n, m))
     return result.squeeze(-2) if vector_left else result
+
+
+def outer(input, vec2):
+    """The outer product: ``input[i] * vec2[j]``, computed as PyTorch does (a column times a row)."""
+    for name, vector in (("self", input), ("vec2", vec2)):
+        if vector.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {vector.ndim}-D")
+    return input.reshape(-1, 1) * vec2

@@ -175,6 +175,38 @@ class LogBackward0(UnaryFloatOperation):
         return grad / self._saved_self
 
 
+class Log1PBackward0(UnaryFloatOperation):
+    """log(1 + x), accurate for small x."""
+    def forward(self, a):
+        self.save("self")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.log1p(a)
+
+    def backward(self, grad):
+        return grad / (self._saved_self + 1)
+
+
+class Expm1Backward0(UnaryFloatOperation):
+    """exp(x) - 1, accurate for small x."""
+    def forward(self, a):
+        self.save("result")
+        return np.expm1(a)
+
+    def backward(self, grad):
+        return grad * (self._saved_result + 1)
+
+
+class RsqrtBackward0(UnaryFloatOperation):
+    """1 / sqrt(x)."""
+    def forward(self, a):
+        self.save("result")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return 1 / np.sqrt(a)
+
+    def backward(self, grad):
+        return -0.5 * grad * self._saved_result.pow(3)
+
+
 class SqrtBackward0(UnaryFloatOperation):
     def forward(self, a):
         self.save("result")
@@ -656,6 +688,18 @@ def isnan(input):
 
 def isfinite(input):
     return Tensor._make(np.isfinite(input._data))
+
+
+def log1p(input):
+    return Log1PBackward0.apply(input)
+
+
+def expm1(input):
+    return Expm1Backward0.apply(input)
+
+
+def rsqrt(input):
+    return RsqrtBackward0.apply(input)
 
 
 def square(input):

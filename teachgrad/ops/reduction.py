@@ -406,6 +406,56 @@ class MinMaxResult(tuple):
         return f"teachgrad.return_types.{self.name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
+class SelectedValues(Operation):
+    """Values chosen along ``dim`` by sort or topk, and where they came from: each value's
+    gradient goes back to its place (PyTorch's value_selecting_reduction_backward)."""
+    kept_names = ("indices",)
+
+    def finish(self, a, dim, indices):
+        self._self_sizes, self._saved_dim = a.shape, dim
+        self.keep("indices", indices)
+        return np.take_along_axis(a, indices, axis=dim), indices
+
+    def backward(self, grad, grad_indices=None):
+        from teachgrad import creation
+        from teachgrad.ops.indexing import scatter
+        zeros = creation.zeros(self._self_sizes, dtype=grad.dtype)
+        return scatter(zeros, self._saved_dim, self._saved_indices, grad)
+
+
+class SortBackward0(SelectedValues):
+    def forward(self, a, dim, descending):
+        if a.ndim == 0:
+            return self.finish(a.reshape(1), 0, np.zeros(1, dtype=np.int64))[0].reshape(()), \
+                np.asarray(0)
+        order = np.argsort(-a if descending else a, axis=dim, kind="stable")
+        return self.finish(a, dim, order.astype(np.int64))
+
+
+class TopkBackward0(SelectedValues):
+    def forward(self, a, k, dim, largest):
+        order = np.argsort(-a if largest else a, axis=dim, kind="stable")
+        return self.finish(a, dim, np.take(order, np.arange(k), axis=dim).astype(np.int64))
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    dim = normalize_dims(dim, input.ndim)[0] if input.ndim else 0
+    values, indices = SortBackward0.apply(input, dim=dim, descending=descending)
+    return MinMaxResult(values, indices, "sort")
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return sort(input, dim, descending, stable).indices
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    dim = normalize_dims(dim, input.ndim)[0]
+    if not 0 <= k <= builtins.max(input.shape[dim] if input.ndim else 1, 0):
+        raise RuntimeError("selected index k out of range")
+    values, indices = TopkBackward0.apply(input, k=k, dim=dim, largest=largest)
+    return MinMaxResult(values, indices, "topk")
+
+
 def amax(input, dim=(), keepdim=False):
     return AmaxBackward0.apply(input, dims=normalize_dims(dim if dim != () else None, input.ndim),
                                keepdim=keepdim)

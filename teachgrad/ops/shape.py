@@ -377,6 +377,118 @@ def flip(input, *dims):
     return FlipBackward0.apply(input, dims=dims)
 
 
+class TriangleOperation(Operation):
+    """One triangle of the last two dimensions, the rest set to 0: its gradient is the same
+    triangle of the incoming gradient."""
+    promote = "none"
+    numpy_function = None
+
+    def forward(self, a, diagonal):
+        self._saved_diagonal = diagonal
+        return type(self).numpy_function(a, diagonal)
+
+    def backward(self, grad):
+        return type(self).apply(grad, diagonal=self._saved_diagonal)
+
+
+class TrilBackward0(TriangleOperation):
+    """On and below ``diagonal``."""
+    numpy_function = np.tril
+
+
+class TriuBackward0(TriangleOperation):
+    """On and above ``diagonal``."""
+    numpy_function = np.triu
+
+
+def _check_matrix_like(name, input):
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+def tril(input, diagonal=0):
+    _check_matrix_like("tril", input)
+    return TrilBackward0.apply(input, diagonal=diagonal)
+
+
+def triu(input, diagonal=0):
+    _check_matrix_like("triu", input)
+    return TriuBackward0.apply(input, diagonal=diagonal)
+
+
+class RollBackward0(Operation):
+    """Entries shifted along ``dims`` by ``shifts``, wrapping around the end."""
+    promote = "none"
+
+    def forward(self, a, shifts, dims):
+        self._saved_shifts, self._saved_dims = shifts, dims
+        return np.roll(a, shifts, dims if dims else None)
+
+    def backward(self, grad):
+        return grad.roll(tuple(-s for s in self._saved_shifts), self._saved_dims)
+
+
+def roll(input, shifts, dims=None):
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    dims = () if dims is None else tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    dims = tuple(_check_dim(d, input.ndim) for d in dims)
+    if dims and len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                           f"{len(dims)}")
+    return RollBackward0.apply(input, shifts=shifts, dims=dims)
+
+
+class RepeatBackward0(Operation):
+    """The tensor tiled ``repeats`` times along each dimension (leading 1s added as
+    needed); every copy sends its gradient back to the one original."""
+    promote = "none"
+
+    def forward(self, a, repeats):
+        self._saved_repeats, self._self_sizes = repeats, a.shape
+        return np.tile(a, repeats)
+
+    def backward(self, grad):
+        """Sum the copies: the leading dimensions repeat added first, then each repeated
+        dimension, split into (copies, size), over its copies (PyTorch's steps)."""
+        repeats, sizes = self._saved_repeats, self._self_sizes
+        added = len(repeats) - len(sizes)
+        for _ in range(added):
+            grad = grad.sum(0)
+        split, copies_dims = [], []
+        for copies, size in zip(repeats[added:], sizes):
+            if copies != 1:
+                split.append(copies)
+                copies_dims.append(len(split) - 1)
+            split.append(size)
+        grad = grad.reshape(split)
+        return grad.sum(tuple(copies_dims)) if copies_dims else grad
+
+
+def repeat(input, *repeats):
+    repeats = as_shape(repeats)
+    if len(repeats) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return RepeatBackward0.apply(input, repeats=repeats)
+
+
+def tile(input, *dims):
+    dims = as_shape(dims)
+    return repeat(input, *((1,) * (input.ndim - len(dims)) + dims))
+
+
+def movedim(input, source, destination):
+    source = source if isinstance(source, (tuple, list)) else (source,)
+    destination = destination if isinstance(destination, (tuple, list)) else (destination,)
+    source = [_check_dim(d, input.ndim) for d in source]
+    destination = [_check_dim(d, input.ndim) for d in destination]
+    order = [None] * input.ndim               # order[new position] = old dimension
+    for old, new in zip(source, destination):
+        order[new] = old
+    others = iter(d for d in range(input.ndim) if d not in source)
+    return permute(input, *[next(others) if d is None else d for d in order])
+
+
 def contiguous(input):
     return input if input._data.flags.c_contiguous else input.clone()
 
