@@ -26,7 +26,8 @@ from teachgrad.ops.pointwise import (abs, add, allclose, ceil, clamp, clone, cos
                                      mul, ne, neg, pow, reciprocal, relu, round, sigmoid, sign,
                                      sin, sqrt, square, sub, tanh, where, log1p, expm1, rsqrt)
 from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argsort, cumsum,
-                                     log_softmax, logsumexp, max, mean, min, norm, softmax, sort,
+                                     log_softmax, logsumexp, max, mean, min, norm, prod, softmax,
+                                     sort,
                                      std, sum, topk, var)
 from teachgrad.ops.shape import (cat, chunk, expand, flatten, flip, movedim, narrow, permute,
                                  reshape, roll, select, split, squeeze, stack, t, tile,

@@ -2605,6 +2605,10 @@ MORE_OPS = {
     "topk": lambda tg, x: x.topk(2).values ** 2,
     "topk_smallest": lambda tg, x: x.topk(1, dim=0, largest=False)[0] * 3,
     "outer": lambda tg, x: tg.outer(x[0], x[1]) ** 2,
+    "prod": lambda tg, x: x.prod(),
+    "prod_dim": lambda tg, x: x.prod(1),
+    "prod_dim_keepdim": lambda tg, x: tg.prod(x, 0, keepdim=True),
+    "prod_dtype": lambda tg, x: x.prod(1, dtype=tg.float64),
 }
 
 
@@ -2696,3 +2700,38 @@ def test_sort_and_topk_give_values_and_indices(case):
             return result
         return {"values": result.values, "indices": result.indices, "pair": tuple(result)}
     run(prog)
+
+
+PRODUCTS_WITH_ZEROS = {
+    "all": lambda x: x.prod(),
+    "dim_1": lambda x: x.prod(1),
+    "dim_0_keepdim": lambda x: x.prod(0, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PRODUCTS_WITH_ZEROS))
+@pytest.mark.parametrize("zeros", ["one_zero", "zeros_in_every_row", "two_zeros_in_a_row"])
+def test_prod_gradient_with_zero_factors(case, zeros):
+    """No division by zero: a lone 0 gets the product of its group's other factors, a group
+    with two 0s gives no gradient."""
+    values = {"one_zero": [[1.5, 0.0, 0.5], [2.0, 0.1, -0.7]],
+              "zeros_in_every_row": [[1.5, 0.0, 0.5], [0.0, 0.1, -0.7]],
+              "two_zeros_in_a_row": [[1.5, 0.0, 0.5], [0.0, 0.0, -0.7]]}[zeros]
+
+    def prog(tg):
+        x = tg.tensor(values, requires_grad=True)
+        (g,) = tg.autograd.grad(PRODUCTS_WITH_ZEROS[case](x).sum(), x)
+        return D.loose(g)
+    run(prog)
+
+
+def test_prod_through_a_zero_refuses_a_second_derivative():
+    """teachgrad's formula for a 0 factor has no graph that a second derivative could use:
+    it says so rather than give a wrong number (PyTorch computes it)."""
+    x = teachgrad.tensor([[1.5, 0.0, 0.5], [2.0, 0.1, -0.7]], requires_grad=True)
+    with pytest.raises(NotImplementedError, match="cannot be differentiated again"):
+        teachgrad.autograd.grad(x.prod(), x, create_graph=True)
+
+
+def test_prod_of_integers_is_int64():
+    run(lambda tg: (tg.tensor([1, 2, 3]).prod(), tg.tensor([[1, 2], [3, 4]]).prod(0)))

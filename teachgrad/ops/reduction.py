@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from teachgrad.autograd import grad_mode
 from teachgrad.autograd.engine import is_expandable_to
 from teachgrad.autograd.operation import Operation
 from teachgrad.tensor import Tensor
@@ -121,6 +122,55 @@ def _variance_gradient(node, grad):
     count = int(np.prod([x.shape[d] for d in dims]))
     grad = restore_reduced_dims(grad, dims, node._saved_keepdim)
     return grad * (2 / (count - node._saved_correction)) * (x - x.mean(dims, keepdim=True))
+
+
+class ProdBackward0(Operation):
+    """The product of all elements."""
+
+    def forward(self, a):
+        self.save("self")
+        self.save("result")
+        return np.asarray(a.prod(dtype=_sum_dtype(a, None)))
+
+    def backward(self, grad):
+        return _product_gradient(grad, self._saved_self, self._saved_result, None)
+
+
+class ProdBackward1(Operation):
+    """The product along one dimension."""
+
+    def forward(self, a, dim, keepdim):
+        self.save("self")
+        self.save("result")
+        self._saved_dim, self._saved_keepdim = dim, keepdim
+        return np.asarray(a.prod(axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, None)))
+
+    def backward(self, grad):
+        dims, keepdim = (self._saved_dim,), self._saved_keepdim
+        return _product_gradient(restore_reduced_dims(grad, dims, keepdim), self._saved_self,
+                                 restore_reduced_dims(self._saved_result, dims, keepdim),
+                                 self._saved_dim)
+
+
+def _product_gradient(grad, x, result, dim):
+    """d prod / d x_i is the product of the other factors. With no factor 0 that is
+    result / x_i (PyTorch's formula then). A group with one 0 sends grad * (the product of
+    its other factors) to that 0 and nothing elsewhere; a group with two 0s, nothing."""
+    if not (x._data == 0).any():
+        return grad * (result / x)
+    if grad_mode.is_grad_enabled():
+        # the formula below is right, but its graph is not: the zeros it writes would not
+        # depend on the 0 factor, so second derivatives through it would be wrong
+        raise NotImplementedError("teachgrad: the gradient of prod through a factor equal to "
+                                  "0 cannot be differentiated again (create_graph=True)")
+    from teachgrad.ops.pointwise import where
+    zero = x == 0
+    nonzero = x.masked_fill(zero, 1.0)
+    zeros_in_group = zero.sum() if dim is None else zero.sum(dim, keepdim=True)
+    others = nonzero.prod() if dim is None else nonzero.prod(dim, keepdim=True)
+    lone_zero = zero & (zeros_in_group == 1)
+    return where(zeros_in_group == 0, grad * (result / nonzero),
+                 where(lone_zero, grad * others, 0.0))
 
 
 class CumsumBackward0(Operation):
@@ -354,6 +404,15 @@ def _spread(operation, input, dim, unbiased, keepdim, correction):
         correction = 0 if unbiased is False else 1
     return operation.apply(input, dims=normalize_dims(dim, input.ndim), correction=correction,
                            keepdim=keepdim)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        return ProdBackward0.apply(input)
+    return ProdBackward1.apply(input, dim=normalize_dims(dim, input.ndim)[0] if input.ndim else 0,
+                               keepdim=keepdim)
 
 
 def cumsum(input, dim, *, dtype=None):
