@@ -21,7 +21,8 @@ from teachgrad.ops.indexing import (gather, index as _index, index_add, index_se
                                     scatter_add)
 from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
 from teachgrad.ops.pointwise import (abs, add, allclose, ceil, clamp, clone, cos, div, eq, equal,
-                                     exp, floor, ge, gt, isfinite, isnan, le, log, logical_and,
+                                     exp, floor, ge, gt, isclose, isfinite, isnan, le, log,
+                                     logical_and,
                                      logical_not, logical_or, lt, masked_fill, maximum, minimum,
                                      mul, ne, neg, pow, reciprocal, relu, round, sigmoid, sign,
                                      sin, sqrt, square, sub, tanh, where, log1p, expm1, rsqrt)
@@ -31,7 +32,8 @@ from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argso
                                      std, sum, topk, var)
 from teachgrad.ops.shape import (cat, chunk, expand, flatten, flip, movedim, narrow, permute,
                                  reshape, roll, select, split, squeeze, stack, t, tile,
-                                 transpose, tril, triu, unbind, unsqueeze)
+                                 transpose, tril, triu, unbind, unsqueeze,
+                                 transpose as swapaxes, transpose as swapdims)
 from teachgrad.printing import set_printoptions
 from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)

@@ -58,7 +58,7 @@ METHODS = {
     "__invert__": pointwise.bitwise_not,
     "eq": pointwise.eq, "ne": pointwise.ne, "lt": pointwise.lt, "le": pointwise.le,
     "gt": pointwise.gt, "ge": pointwise.ge, "equal": pointwise.equal,
-    "allclose": pointwise.allclose, "isnan": pointwise.isnan, "isfinite": pointwise.isfinite,
+    "allclose": pointwise.allclose, "isclose": pointwise.isclose, "isnan": pointwise.isnan, "isfinite": pointwise.isfinite,
     "logical_not": pointwise.logical_not, "logical_and": pointwise.logical_and,
     "logical_or": pointwise.logical_or,
     # functions of one tensor
@@ -93,6 +93,7 @@ METHODS = {
     "expand": _size_args(shape.expand), "permute": _size_args(shape.permute),
     "flatten": shape.flatten, "unflatten": shape.unflatten, "squeeze": shape.squeeze,
     "unsqueeze": shape.unsqueeze, "transpose": shape.transpose, "t": shape.t,
+    "swapaxes": shape.transpose, "swapdims": shape.transpose,
     "expand_as": shape.expand_as, "contiguous": shape.contiguous,
     "view_as": lambda self, other: shape.view(self, other.shape),
     "reshape_as": lambda self, other: shape.reshape(self, other.shape),

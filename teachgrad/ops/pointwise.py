@@ -678,8 +678,16 @@ def equal(input, other):
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other|, element by element (a bool tensor)."""
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{input.dtype.short_name} did not match {other.dtype.short_name}")
+    return Tensor._make(np.isclose(input._data, other._data, rtol=rtol, atol=atol,
+                                   equal_nan=equal_nan))
+
+
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
 def isnan(input):
