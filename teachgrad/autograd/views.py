@@ -55,14 +55,9 @@ def _check_autograd_allows_inplace(target, others):
                            "operation.")
     base = target._base
     if base is not None and target._made_in_no_grad:
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
-            "can clarify your code by moving both the view and the inplace either both inside the "
-            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-            "want the inplace to be tracked).")
+        raise RuntimeError(view_rebase_error(target, "is being", NO_GRAD_RULE))
     if target._multi_output_view and _will_record(target, others):
-        raise RuntimeError(multi_output_view_error(target, "is being"))
+        raise RuntimeError(view_rebase_error(target, "is being", MULTI_OUTPUT_RULE))
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
@@ -73,21 +68,31 @@ def _will_record(target, others):
     return target.requires_grad or any(other.requires_grad for other in others)
 
 
-def multi_output_view_error(view, modified):
-    """PyTorch's words for a view made by split / chunk / unbind (or a view of one) that
-    ``modified`` ("is being", or "its base or another view of its base has been") changed
-    in place while autograd records: one node made all the pieces, so it could not rebuild
-    the history of one of them. A piece with no node (its base needed no gradient) is named
-    as PyTorch names any view without one."""
+MULTI_OUTPUT_RULE = (
+    "This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one.")
+NO_GRAD_RULE = (
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block (if "
+    "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
+
+
+def view_rebase_error(view, modified, rule):
+    """PyTorch's words when a view's history cannot follow an in-place change: of the view
+    itself (``modified`` = "is being") or of its base ("its base or another view of its base
+    has been"). The first sentence names the node that made the view (a view no node made
+    counts as made in no_grad mode, as in PyTorch); ``rule`` says why it is forbidden: the
+    view is a piece of split / chunk / unbind (MULTI_OUTPUT_RULE) or was made under no_grad
+    (NO_GRAD_RULE)."""
     if view._grad_fn is not None:
         start = (f"Output {view._output_nr} of {cpp_name(view._grad_fn)} is a view and "
                  f"{modified} modified inplace.")
     else:
         start = (f"A view was created in no_grad mode and {modified} modified inplace with "
                  "grad mode enabled.")
-    return (start + " This view is the output of a function that returns multiple views. Such "
-            "functions do not allow the output views to be modified inplace. You should replace "
-            "the inplace operation by an out-of-place one.")
+    return f"{start} {rule}"
 
 
 def _partly_overlap(written, read):
@@ -163,16 +168,11 @@ def refresh_view_history(view):
     if not base._requires_grad or not grad_mode.is_grad_enabled() and view._grad_fn is None:
         view._view_version = view._version_counter.version
         return
+    modified = "its base or another view of its base has been"
     if view._multi_output_view:
-        raise RuntimeError(multi_output_view_error(
-            view, "its base or another view of its base has been"))
+        raise RuntimeError(view_rebase_error(view, modified, MULTI_OUTPUT_RULE))
     if view._made_in_no_grad:
-        raise RuntimeError(
-            "A view was created in no_grad mode and its base or another view of its base has "
-            "been modified inplace with grad mode enabled. Given that this use case is ambiguous "
-            "and error-prone, it is forbidden. You can clarify your code by moving both the view "
-            "and the inplace either both inside the no_grad block (if you don't want the inplace "
-            "to be tracked) or both outside (if you want the inplace to be tracked).")
+        raise RuntimeError(view_rebase_error(view, modified, NO_GRAD_RULE))
     view._view_version = view._version_counter.version     # (only now: an error repeats)
     view_node = AsStridedBackward0(base, view._view_replay)
     view_node.next_functions = (base._gradient_edge(),)

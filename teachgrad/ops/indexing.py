@@ -110,7 +110,8 @@ class GatherBackward0(Operation):
         return a[_along(dim, index._data)]
 
     def backward(self, grad):
-        return _added_into_zeros(scatter_add, self, grad)
+        return into_zeros(scatter_add, self._self_sizes, self._saved_dim, self._saved_index,
+                          grad)
 
 
 class ScatterBackward0(Operation):
@@ -202,15 +203,16 @@ class IndexSelectBackward0(Operation):
         return np.take(a, index._data, axis=dim) if a.ndim else a[index._data].reshape(())
 
     def backward(self, grad):
-        return _added_into_zeros(index_add, self, grad)
+        return into_zeros(index_add, self._self_sizes, self._saved_dim, self._saved_index,
+                          grad)
 
 
-def _added_into_zeros(add, node, grad):
-    """A selection's gradient: ``grad`` added into zeros shaped like the input, at the
-    places the selection took (``add`` is scatter_add or index_add)."""
+def into_zeros(put, sizes, dim, index, grad):
+    """A selection's gradient: ``grad`` put into zeros shaped like the input, at the places
+    the selection took (``put`` is scatter_add, index_add or scatter)."""
     from teachgrad import creation
-    zeros = creation.zeros(node._self_sizes, dtype=grad.dtype)
-    return add(zeros, node._saved_dim, node._saved_index, grad)
+    zeros = creation.zeros(sizes, dtype=grad.dtype)
+    return put(zeros, dim, index, grad)
 
 
 class IndexAddBackward0(Operation):

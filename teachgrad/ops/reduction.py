@@ -476,10 +476,8 @@ class SelectedValues(Operation):
         return np.take_along_axis(a, indices, axis=dim), indices
 
     def backward(self, grad, grad_indices=None):
-        from teachgrad import creation
-        from teachgrad.ops.indexing import scatter
-        zeros = creation.zeros(self._self_sizes, dtype=grad.dtype)
-        return scatter(zeros, self._saved_dim, self._saved_indices, grad)
+        from teachgrad.ops.indexing import into_zeros, scatter
+        return into_zeros(scatter, self._self_sizes, self._saved_dim, self._saved_indices, grad)
 
 
 class SortBackward0(SelectedValues):
