@@ -15,28 +15,29 @@ from teachgrad.creation import (arange, as_tensor, empty, empty_like, eye, from_
                                 ones, ones_like, rand, rand_like, randint, randn, randn_like,
                                 randperm, seed, set_rng_state, tensor, zeros, zeros_like)
 from teachgrad.random import Generator
-from teachgrad.dtypes import (bool_ as bool, dtype, float16, float32, float64,
-                              get_default_dtype, int32, int64, set_default_dtype, uint8)
-from teachgrad.ops.indexing import (gather, index as _index, index_add, index_select, scatter,
-                                    scatter_add)
+from teachgrad.dtypes import (bool_ as bool, dtype, finfo, float16, float32, float64,
+                              get_default_dtype, iinfo, int32, int64, set_default_dtype, uint8)
+from teachgrad.ops.indexing import (gather, index as _index, index_add, index_select,
+                                    masked_scatter, masked_select, nonzero, scatter, scatter_add)
 from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
-from teachgrad.ops.pointwise import (abs, add, allclose, ceil, clamp, clone, cos, div, eq, equal,
-                                     exp, floor, ge, gt, isclose, isfinite, isnan, le, log,
-                                     logical_and,
-                                     logical_not, logical_or, lt, masked_fill, maximum, minimum,
-                                     mul, ne, neg, pow, reciprocal, relu, round, sigmoid, sign,
-                                     sin, sqrt, square, sub, tanh, where, log1p, expm1, rsqrt)
+from teachgrad.ops.pointwise import (abs, add, addcdiv, addcmul, allclose, ceil, clamp, clone,
+                                     cos, div, eq, equal, erf, exp, expm1, floor, ge, gt,
+                                     isclose, isfinite, isnan, le, lerp, log, log1p,
+                                     logical_and, logical_not, logical_or, lt, masked_fill,
+                                     maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
+                                     round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
+                                     where)
 from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argsort, cumsum,
                                      log_softmax, logsumexp, max, mean, min, norm, prod, softmax,
-                                     sort,
-                                     std, sum, topk, var)
-from teachgrad.ops.shape import (cat, chunk, expand, flatten, flip, movedim, narrow, permute,
-                                 reshape, roll, select, split, squeeze, stack, t, tile,
-                                 transpose, tril, triu, unbind, unsqueeze,
-                                 transpose as swapaxes, transpose as swapdims)
+                                     sort, std, sum, topk, var)
+from teachgrad.ops.shape import (cat, chunk, diag, diag_embed, diagonal, expand, flatten, flip,
+                                 meshgrid, movedim, narrow, permute, reshape, roll, select,
+                                 split, squeeze, stack, t, tile, transpose, tril, triu, unbind,
+                                 unsqueeze, transpose as swapaxes, transpose as swapdims)
 from teachgrad.printing import set_printoptions
 from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)
+from teachgrad.serialization import load, save  # noqa: E402  (it pickles nn.Parameter)
 
 half, double, long, int, float = float16, float64, int64, int32, float32
 clip = clamp

@@ -110,3 +110,53 @@ def _tiers(operands):
         else:
             numbers.append(default_dtype_for_category(scalar_category(x)))
     return dimensioned, zero_dim, numbers
+
+
+# ---- the limits of each dtype ------------------------------------------------
+class finfo:
+    """The limits of a floating dtype: ``finfo(float32).eps`` (numpy's numbers)."""
+
+    def __init__(self, type=None):
+        type = get_default_dtype() if type is None else type
+        if not type.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. "
+                            "Use torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(type.numpy)
+        self.bits, self.dtype = info.bits, type.name
+        self.eps, self.resolution = float(info.eps), 10.0 ** -info.precision
+        self.max, self.min = float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """The limits of an integer dtype: ``iinfo(int64).max``."""
+
+    def __init__(self, type):
+        if type is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type.category != 1:
+            raise TypeError("torch.iinfo() requires an integer input type. "
+                            "Use torch.finfo to handle 'torch.iinfo'")
+        info = np.iinfo(type.numpy)
+        self.bits, self.dtype = info.bits, type.name
+        self.max, self.min = int(info.max), int(info.min)
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

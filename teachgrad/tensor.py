@@ -304,6 +304,26 @@ class Tensor:
         self._requires_grad = False
         return self
 
+    # ---- copying and pickling --------------------------------------------
+    def __reduce_ex__(self, protocol):
+        """Pickle the values and ``requires_grad`` only: a loaded tensor is a fresh leaf
+        (no graph, no ``.grad``), as with ``torch.save``."""
+        return _rebuild_tensor, (type(self), np.array(self._data), self._requires_grad)
+
+    def __deepcopy__(self, memo):
+        """A leaf is copied with its ``.grad``; PyTorch refuses a tensor with history."""
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        copy = _rebuild_tensor(type(self), np.array(self._data), self._requires_grad)
+        memo[id(self)] = copy
+        if self._grad is not None:
+            copy._grad = self._grad.__deepcopy__(memo)
+        return copy
+
     # ---- gradients ------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from teachgrad.autograd import functional
@@ -400,6 +420,12 @@ def _copy_like(array, like):
     copy = np.empty_like(like)
     copy[...] = array
     return copy
+
+
+def _rebuild_tensor(cls, array, requires_grad):
+    tensor = cls._make(array)
+    tensor._requires_grad = requires_grad
+    return tensor
 
 
 class _RetainGradHook:

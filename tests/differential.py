@@ -207,6 +207,18 @@ def snap(x, **kw):
     return Snap(normalise(x, **kw))
 
 
+def op_report(tg, op):
+    """What an op test compares for ``y = op(tg, x)`` on a fixed 2x3 leaf ``x``: ``y``, the
+    gradient of ``y.sum()`` and the node its graph ends in, and the second derivative.
+    (Versions of gradients are left out: torch adds a second path's gradient in place.)"""
+    x = tg.tensor([[1.5, -2.3, 0.5], [2.0, 0.1, -0.7]], requires_grad=True)
+    y = op(tg, x)
+    (g,) = tg.autograd.grad(y.sum(), x, create_graph=True)
+    second = tg.autograd.grad(g.sum(), x, allow_unused=True)[0] if g.requires_grad else None
+    return {"y": y, "grad": snap(g.detach(), version=False), "grad_node": node_name(g.grad_fn),
+            "second": None if second is None else snap(second, version=False)}
+
+
 def loose(x):
     """Snapshot comparing only value/dtype/shape/requires_grad of tensors (nested allowed)."""
     return Snap(normalise(x, loose=True))

@@ -2617,16 +2617,7 @@ MORE_OPS = {
 @pytest.mark.parametrize("case", sorted(MORE_OPS))
 def test_more_ops_values_gradients_and_second_derivatives(case):
     """Values, node names, gradients (and their graph's last node) and second derivatives."""
-    def prog(tg):
-        x = tg.tensor([[1.5, -2.3, 0.5], [2.0, 0.1, -0.7]], requires_grad=True)
-        y = MORE_OPS[case](tg, x)
-        (g,) = tg.autograd.grad(y.sum(), x, create_graph=True)
-        second = tg.autograd.grad(g.sum(), x, allow_unused=True)[0] if g.requires_grad else None
-        # (torch adds a second path's gradient in place, bumping the version: not compared)
-        return {"y": y, "grad": D.snap(g.detach(), version=False),
-                "grad_node": D.node_name(g.grad_fn),
-                "second": None if second is None else D.snap(second, version=False)}
-    run(prog)
+    run(lambda tg: D.op_report(tg, MORE_OPS[case]))
 
 
 MORE_OP_ERRORS = {

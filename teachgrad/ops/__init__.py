@@ -71,7 +71,8 @@ METHODS = {
     "masked_fill": pointwise.masked_fill, "masked_fill_": pointwise.masked_fill_,
     "square": pointwise.square, "floor": pointwise.floor, "ceil": pointwise.ceil,
     "round": pointwise.round, "log1p": pointwise.log1p, "expm1": pointwise.expm1,
-    "rsqrt": pointwise.rsqrt,
+    "rsqrt": pointwise.rsqrt, "erf": pointwise.erf, "lerp": pointwise.lerp,
+    "addcmul": pointwise.addcmul, "addcdiv": pointwise.addcdiv,
     "where": lambda self, condition, other: pointwise.where(condition, self, other),
     # conversions
     "to": _to, "type": _type,
@@ -101,7 +102,8 @@ METHODS = {
     "split": shape.split, "chunk": shape.chunk, "flip": shape.flip,
     "tril": shape.tril, "triu": shape.triu, "roll": shape.roll,
     "repeat": _size_args(shape.repeat), "tile": _size_args(shape.tile),
-    "movedim": shape.movedim,
+    "movedim": shape.movedim, "diagonal": shape.diagonal, "diag": shape.diag,
+    "diag_embed": shape.diag_embed,
     # matrix products
     "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "dot": linalg.dot,
     "bmm": linalg.bmm, "outer": linalg.outer,
@@ -109,7 +111,9 @@ METHODS = {
     "__getitem__": indexing.index, "__setitem__": indexing.setitem,
     "gather": indexing.gather, "scatter_add": indexing.scatter_add,
     "scatter": indexing.scatter, "index_select": indexing.index_select,
-    "index_add": indexing.index_add,
+    "index_add": indexing.index_add, "masked_select": indexing.masked_select,
+    "masked_scatter": indexing.masked_scatter, "masked_scatter_": indexing.masked_scatter_,
+    "nonzero": indexing.nonzero,
     # new tensors with this one's dtype
     "new_zeros": creation.new_zeros, "new_ones": creation.new_ones,
     "new_full": creation.new_full, "new_tensor": creation.new_tensor,

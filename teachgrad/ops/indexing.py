@@ -368,3 +368,90 @@ def setitem(target, key, value):
             inplace.copy_(target, value)
     else:
         inplace.copy_(index(target, key), value)
+
+
+# ---- selection by a boolean mask ----------------------------------------------------
+class MaskedSelectBackward0(Operation):
+    """The elements where ``mask`` (broadcast with the input) is True, as a vector."""
+    kept_names = ("mask",)
+
+    def forward(self, a, mask):
+        self.save("self")
+        self.keep("mask", mask)
+        shape = np.broadcast_shapes(a.shape, mask.shape)
+        return np.broadcast_to(a, shape)[np.broadcast_to(mask._data, shape)]
+
+    def backward(self, grad):
+        # PyTorch's masked_select_backward: zeros of the broadcast shape, filled in place
+        mask = self._saved_mask
+        zeros = grad.new_zeros(np.broadcast_shapes(self._saved_self.shape, mask.shape))
+        return zeros.masked_scatter_(mask, grad)
+
+
+class MaskedScatterBackward0(Operation):
+    """The input with the places where ``mask`` is True filled, in order, from ``source``."""
+    input_names = ("self", "source")
+    kept_names = ("mask",)
+
+    def forward(self, a, source, mask):
+        self._source_sizes = source.shape
+        self.keep("mask", mask)
+        places = np.broadcast_to(mask._data, a.shape)
+        count = int(places.sum())
+        if source.size < count:
+            raise RuntimeError("Number of elements of source < number of ones in mask")
+        out = a.copy()
+        out[places] = source.reshape(-1)[:count]
+        return out
+
+    def backward(self, grad):
+        mask = self._saved_mask
+        grad_self = grad.masked_fill(mask, 0) if self.needs_input_grad[0] else None
+        grad_source = None
+        if self.needs_input_grad[1]:
+            selected = grad.masked_select(mask)
+            missing = int(np.prod(self._source_sizes)) - selected.numel()
+            if missing > 0:        # source elements the mask never reached get 0
+                from teachgrad.ops.shape import cat
+                selected = cat([selected, grad.new_zeros(missing)])
+            grad_source = selected.view(self._source_sizes)
+        return grad_self, grad_source
+
+
+def _check_boolean_mask(name, mask):
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"{name}: expected BoolTensor for mask")
+
+
+def masked_select(input, mask):
+    _check_boolean_mask("masked_select", mask)
+    return MaskedSelectBackward0.apply(input, mask=mask)
+
+
+def _check_scatter_mask(input, mask, source):
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {mask.dtype.short_name}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
+                           f"got{input.dtype.short_name} and {source.dtype.short_name}")
+
+
+def masked_scatter(input, mask, source):
+    _check_scatter_mask(input, mask, source)
+    return MaskedScatterBackward0.apply(input, source, mask=mask)
+
+
+def masked_scatter_(input, mask, source):
+    _check_scatter_mask(input, mask, source)
+    return MaskedScatterBackward0.apply_inplace(input, source, mask=mask)
+
+
+def nonzero(input, *, as_tuple=False):
+    """The indices of the non-zero elements: one row each, or one vector per dimension."""
+    places = np.argwhere(input._data)
+    if as_tuple:
+        if input.ndim == 0:
+            return (Tensor._make(np.zeros(int(places.shape[0]), dtype=np.int64)),)
+        return tuple(Tensor._make(np.ascontiguousarray(places[:, d])) for d in range(input.ndim))
+    return Tensor._make(places.astype(np.int64))

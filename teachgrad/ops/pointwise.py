@@ -5,6 +5,8 @@ numpy arrays; ``backward`` returns one gradient per tensor input, written with
 teachgrad operations. A gradient may have the broadcast shape: the engine sums
 it back to the input's shape (see ``engine.validate_outputs``).
 """
+import math
+
 import numpy as np
 
 from teachgrad import dtypes
@@ -480,6 +482,102 @@ class MaskedFillBackward1(Operation):
         return where(filled, 0.0, grad), where(filled, grad, 0.0).sum()
 
 
+def times_number(tensor, number):
+    """``tensor * number`` as PyTorch's C++ gradient formulas write it (MulBackward1)."""
+    return MulBackward1.apply(tensor, other=number)
+
+
+class ErfBackward0(UnaryFloatOperation):
+    """The error function, 2/sqrt(pi) times the integral of exp(-t**2) from 0 to x."""
+    _erf = np.frompyfunc(math.erf, 1, 1)      # numpy has no erf; math's is exact in float64
+
+    def forward(self, a):
+        self.save("self")
+        return self._erf(a).astype(a.dtype)
+
+    def backward(self, grad):
+        x = self._saved_self
+        return times_number((-x.pow(2)).exp(), 2 / math.sqrt(math.pi)) * grad
+
+
+def _lerp(start, end, weight):
+    """``start + weight * (end - start)``, computed from the nearer end as PyTorch does."""
+    return np.where(weight < 0.5, start + weight * (end - start),
+                    end - (end - start) * (1 - weight))
+
+
+class LerpBackward0(Operation):
+    """Linear interpolation with a number as the weight."""
+    input_names = ("self", "end")
+
+    def forward(self, start, end, weight):
+        self._saved_weight = weight
+        return _lerp(start, end, np.asarray(weight, dtype=start.dtype))
+
+    def backward(self, grad):
+        weight = self._saved_weight
+        return times_number(grad, 1 - weight), times_number(grad, weight)
+
+
+class LerpBackward1(Operation):
+    """Linear interpolation with a tensor of weights."""
+    input_names = ("self", "end", "weight")
+
+    def forward(self, start, end, weight):
+        if self.needs_input_grad[0] or self.needs_input_grad[1]:
+            self.save("weight")
+        if self.needs_input_grad[2]:
+            self.save("self")
+            self.save("end")
+        return _lerp(start, end, weight)
+
+    def backward(self, grad):
+        needs = self.needs_input_grad
+        weight = self._saved_weight
+        return (grad * (1 - weight) if needs[0] else None,
+                grad * weight if needs[1] else None,
+                grad * (self._saved_end - self._saved_self) if needs[2] else None)
+
+
+class AddcmulBackward0(Operation):
+    """``input + value * tensor1 * tensor2`` in one node."""
+    input_names = ("self", "tensor1", "tensor2")
+
+    def forward(self, a, t1, t2, value):
+        self._saved_value = value
+        if self.needs_input_grad[1]:
+            self.save("tensor2")
+        if self.needs_input_grad[2]:
+            self.save("tensor1")
+        return a + np.asarray(value, dtype=t1.dtype) * t1 * t2
+
+    def backward(self, grad):
+        value, needs = self._saved_value, self.needs_input_grad
+        return (grad,
+                grad * times_number(self._saved_tensor2, value) if needs[1] else None,
+                grad * times_number(self._saved_tensor1, value) if needs[2] else None)
+
+
+class AddcdivBackward0(Operation):
+    """``input + value * tensor1 / tensor2`` in one node."""
+    input_names = ("self", "tensor1", "tensor2")
+
+    def forward(self, a, t1, t2, value):
+        self._saved_value = value
+        self.save("tensor2")
+        if self.needs_input_grad[2]:
+            self.save("tensor1")
+        return a + np.asarray(value, dtype=t1.dtype) * t1 / t2
+
+    def backward(self, grad):
+        value, needs = self._saved_value, self.needs_input_grad
+        t2 = self._saved_tensor2
+        return (grad,
+                grad * times_number(reciprocal(t2), value) if needs[1] else None,
+                -grad * (times_number(self._saved_tensor1, value) / (t2 * t2))
+                if needs[2] else None)
+
+
 def add(input, other, *, alpha=1):
     if alpha != 1:
         other = other * alpha
@@ -750,3 +848,34 @@ def _check_fill_mask(mask, value):
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
 
+
+def erf(input):
+    return ErfBackward0.apply(input)
+
+
+def lerp(input, end, weight):
+    """``input + weight * (end - input)``; ``weight`` is a number or a tensor."""
+    for name, other in (("end", end), ("weight", weight)):
+        if isinstance(other, Tensor) and other.dtype is not input.dtype:
+            raise RuntimeError(f"expected dtype {dtypes.C_NAMES[input.dtype.name]} for "
+                               f"`{name}` but got dtype {dtypes.C_NAMES[other.dtype.name]}")
+    if isinstance(weight, Tensor):
+        return LerpBackward1.apply(input, end, weight)
+    return LerpBackward0.apply(input, end, weight=weight)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return AddcmulBackward0.apply(input, tensor1, tensor2, value=value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    if tensor1.dtype.category < 2 and tensor2.dtype.category < 2:
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
+                           "future  release addcdiv will perform a true division of tensor1 "
+                           "and tensor2. The historic addcdiv behavior can be implemented as "
+                           "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) "
+                           "for integer inputs and as (input + value * tensor1 / tensor2) for "
+                           "float inputs. The future addcdiv behavior is just the latter "
+                           "implementation: (input + value * tensor1 / tensor2), for all "
+                           "dtypes.")
+    return AddcdivBackward0.apply(input, tensor1, tensor2, value=value)

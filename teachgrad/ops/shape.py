@@ -5,6 +5,8 @@ The view operations (``view``, ``t``, ``transpose``, ``permute``, ``expand``,
 tensor that shares memory and the version counter with its input
 (``views.make_view``). ``reshape`` is a view when the memory allows it.
 """
+import warnings
+
 import numpy as np
 
 from teachgrad import dtypes
@@ -152,7 +154,15 @@ class PermuteBackward0(ViewOperation):
 class ExpandBackward0(ViewOperation):
     def forward(self, a, shape):
         self._self_sizes = a.shape
-        return np.broadcast_to(a, shape)
+        out = np.broadcast_to(a, shape)
+        if 1 in a.shape:
+            # numpy gives every size-1 dimension stride 0; PyTorch only the expanded ones
+            lead = len(shape) - a.ndim
+            strides = out.strides[:lead] + tuple(
+                old if size == new else 0
+                for old, size, new in zip(a.strides, a.shape, shape[lead:]))
+            out = np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
+        return out
 
     def backward(self, grad):
         return grad.sum_to_size(self._self_sizes)
@@ -556,3 +566,129 @@ def chunk(input, chunks, dim=0):
     return split(input, size, dim)
 
 
+
+
+# ---- diagonals and grids ---------------------------------------------------------
+def _diagonal_of(a, offset, dim1, dim2):
+    """The diagonal of ``a`` over ``dim1`` and ``dim2`` as a writable view, last.
+
+    (numpy's ``diagonal`` gives the same strides, but read-only.)
+    """
+    start = [slice(None)] * a.ndim
+    start[dim1 if offset < 0 else dim2] = slice(abs(offset), None)
+    corner = a[tuple(start)]
+    length = max(0, min(corner.shape[dim1], corner.shape[dim2]))
+    others = [d for d in range(a.ndim) if d not in (dim1, dim2)]
+    return np.lib.stride_tricks.as_strided(
+        corner, [a.shape[d] for d in others] + [length],
+        [a.strides[d] for d in others] + [a.strides[dim1] + a.strides[dim2]],
+        writeable=a.flags.writeable)
+
+
+def _diagonal_dims(ndim, dim1, dim2):
+    dim1, dim2 = _check_dim(dim1, ndim), _check_dim(dim2, ndim)
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return dim1, dim2
+
+
+class OnDiagonal(Operation):
+    """Zeros of shape ``sizes`` with the input's last dimension on a diagonal."""
+
+    def forward(self, a, sizes, offset, dim1, dim2):
+        self._saved_offset, self._saved_dim1, self._saved_dim2 = offset, dim1, dim2
+        out = np.zeros(sizes, dtype=a.dtype)
+        _diagonal_of(out, offset, dim1, dim2)[...] = a
+        return out
+
+    def backward(self, grad):
+        return grad.diagonal(self._saved_offset, self._saved_dim1, self._saved_dim2)
+
+
+class DiagEmbedBackward0(OnDiagonal):
+    """``diag_embed``, and ``diag`` of a vector."""
+
+
+class DiagonalBackwardBackward0(OnDiagonal):
+    """The gradient of a diagonal, as PyTorch records it under create_graph."""
+
+
+class DiagonalBackward0(ViewOperation):
+    def forward(self, a, offset, dim1, dim2):
+        self._self_sizes = a.shape
+        self._saved_offset, self._saved_dim1, self._saved_dim2 = offset, dim1, dim2
+        return _diagonal_of(a, offset, dim1, dim2)
+
+    def backward(self, grad):
+        return DiagonalBackwardBackward0.apply(grad, sizes=self._self_sizes,
+                                               offset=self._saved_offset,
+                                               dim1=self._saved_dim1, dim2=self._saved_dim2)
+
+
+class DiagonalBackward0_copy(DiagonalBackward0):
+    """``diag`` of a matrix: the diagonal as a new tensor, not a view."""
+
+    def forward(self, a, offset, dim1, dim2):
+        return super().forward(a, offset, dim1, dim2).copy()
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    dim1, dim2 = _diagonal_dims(input.ndim, dim1, dim2)
+    return DiagonalBackward0.apply_view(input, lambda t: t.diagonal(offset, dim1, dim2),
+                                        offset=offset, dim1=dim1, dim2=dim2)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    dim1, dim2 = _diagonal_dims(input.ndim + 1, dim1, dim2)
+    size = (input.shape[-1] if input.ndim else 1) + abs(offset)
+    sizes = list(input.shape[:-1])
+    for dim in sorted((dim1, dim2)):
+        sizes.insert(dim, size)
+    return DiagEmbedBackward0.apply(input, sizes=tuple(sizes), offset=offset, dim1=dim1, dim2=dim2)
+
+
+def diag(input, diagonal=0):
+    """A vector becomes a diagonal matrix; a matrix gives its diagonal."""
+    if input.ndim == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if input.ndim == 2:
+        return DiagonalBackward0_copy.apply(input, offset=diagonal, dim1=0, dim2=1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids: output ``i`` is tensor ``i`` viewed along dimension ``i`` and
+    expanded to the grid (``indexing="xy"`` swaps the first two dimensions)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass "
+                      "the indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f'received: {indexing}')
+    _check_grid_inputs(tensors)
+    axes = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) > 1:
+        axes[0], axes[1] = 1, 0
+    grid = [0] * len(tensors)
+    for tensor, axis in zip(tensors, axes):
+        grid[axis] = tensor.numel()
+    grids = []
+    for tensor, axis in zip(tensors, axes):
+        shape = [1] * len(tensors)
+        shape[axis] = -1
+        grids.append(tensor.view(shape).expand(grid))
+    return tuple(grids)
+
+
+def _check_grid_inputs(tensors):
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for tensor in tensors:
+        if tensor.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {tensor.ndim}D tensor of shape {list(tensor.shape)}")
+        if tensor.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")

@@ -1,0 +1,265 @@
+"""Operations added in session 4, compared with torch: values, node names, gradients (and
+the node their graph ends in), second derivatives, errors; then finfo / iinfo, meshgrid,
+nonzero, deepcopy, pickling and save / load."""
+import io
+
+import pytest
+
+try:
+    from . import differential as D
+except ImportError:
+    import differential as D
+
+torch = pytest.importorskip("torch")
+run = D.run_both
+
+VERSION_MSG = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+def _weights(tg):
+    return tg.tensor([[0.2, 0.9, 0.5], [0.7, 0.1, 0.4]])
+
+
+OPS = {
+    "erf": lambda tg, x: x.erf() * x,
+    "erf_function": lambda tg, x: tg.erf(x * 2),
+    "lerp_number": lambda tg, x: tg.lerp(x, x.flip(0) * 2, 0.3) ** 2,
+    "lerp_number_above_half": lambda tg, x: x.lerp(x.exp(), 0.8) * x,
+    "lerp_tensor": lambda tg, x: tg.lerp(x, x.flip(1) ** 2, _weights(tg)) * x,
+    "lerp_weight_needs_grad": lambda tg, x: tg.lerp(x[0], x[1] * 3, x[0].sigmoid()) ** 2,
+    "addcmul": lambda tg, x: tg.addcmul(x, x.exp(), x, value=0.5) ** 2,
+    "addcmul_broadcast": lambda tg, x: x.addcmul(x[0], x[:, 1:2]) * x,
+    "addcdiv": lambda tg, x: tg.addcdiv(x, x, x.exp(), value=2) ** 2,
+    "addcdiv_method": lambda tg, x: x.addcdiv(x.sin(), x.abs() + 1) * x,
+    "diagonal": lambda tg, x: x.diagonal() ** 2,
+    "diagonal_offset": lambda tg, x: x.diagonal(1) * 3,
+    "diagonal_negative_offset": lambda tg, x: tg.diagonal(x.t(), -1) ** 2,
+    "diag_of_matrix": lambda tg, x: tg.diag(x) ** 2,
+    "diag_of_matrix_offset": lambda tg, x: x.diag(2) * x[0, 2],
+    "diag_of_vector": lambda tg, x: tg.diag(x[0]) * 2,
+    "diag_of_vector_offset": lambda tg, x: tg.diag(x[1], -1) ** 2,
+    "diag_embed": lambda tg, x: tg.diag_embed(x) ** 2,
+    "diag_embed_dims": lambda tg, x: x.diag_embed(1, 0, 2) * 3,
+    "masked_select": lambda tg, x: x.masked_select(x > 0) ** 2,
+    "masked_select_broadcast_mask": lambda tg, x: tg.masked_select(x, tg.tensor([True, False, True])) ** 2,
+    "masked_scatter": lambda tg, x: x.masked_scatter(x < 0, x.exp()) * x,
+    "masked_scatter_spare_source": lambda tg, x: x[0].masked_scatter(x[0] > 0, x[1] ** 2) * 2,
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPS))
+def test_values_nodes_gradients_and_second_derivatives(case):
+    run(lambda tg: D.op_report(tg, OPS[case]))
+
+
+def test_saved_attributes_match():
+    def prog(tg):
+        x = tg.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        lerp = tg.lerp(x, x * 2, 0.25)
+        addcmul = tg.addcmul(x, x, x * 3, value=0.5)
+        masked = x.masked_select(x > 0)
+        return {"lerp_weight": lerp.grad_fn._saved_weight,
+                "addcmul_value": addcmul.grad_fn._saved_value,
+                "addcmul_tensor2": addcmul.grad_fn._saved_tensor2,
+                "mask": masked.grad_fn._saved_mask, "masked_self": masked.grad_fn._saved_self,
+                "erf_self": x.erf().grad_fn._saved_self,
+                "diagonal_offset": tg.ones(2, 2, requires_grad=True).diagonal(1).grad_fn._saved_offset}
+    run(prog)
+
+
+def test_diagonal_is_a_view_that_writes_through():
+    def prog(tg):
+        base = tg.zeros(3, 3)
+        view = base.diagonal()
+        view.fill_(5.0)
+        x = tg.ones(3, 3, requires_grad=True) * 2
+        d = x.diagonal()
+        d.mul_(3)
+        d.sum().backward()
+        return {"base": base, "view_is_view": view._base is base, "version": base._version,
+                "stride": view.stride(), "x": x, "node": D.node_name(x.grad_fn),
+                "view_node": D.node_name(d.grad_fn)}
+    run(prog)
+
+
+def test_masked_select_saves_its_input_with_its_version():
+    def prog(tg):
+        x = tg.tensor([1.0, -2.0, 3.0], requires_grad=True) * 1
+        y = x.masked_select(x > 0)
+        x.add_(1)
+        y.sum().backward()
+    run(prog, raises="RuntimeError", msg=VERSION_MSG)
+
+
+ERRORS = {
+    "lerp_other_dtype": (lambda tg, x: tg.lerp(x, tg.ones(2, 3, dtype=tg.int64), 0.5), "RuntimeError"),
+    "lerp_weight_dtype": (lambda tg, x: tg.lerp(x, x, tg.ones(2, 3, dtype=tg.float64)), "RuntimeError"),
+    "addcdiv_integers": (lambda tg, x: tg.addcdiv(x, tg.ones(2, dtype=tg.int64), tg.ones(2, dtype=tg.int64)), "RuntimeError"),
+    "diag_of_3d": (lambda tg, x: tg.diag(tg.ones(2, 2, 2)), "RuntimeError"),
+    "diagonal_same_dims": (lambda tg, x: x.diagonal(0, 1, 1), "RuntimeError"),
+    "diagonal_dim_out_of_range": (lambda tg, x: x.diagonal(0, 0, 2), "IndexError"),
+    "masked_select_integer_mask": (lambda tg, x: x.masked_select(tg.ones(3, dtype=tg.int64)), "RuntimeError"),
+    "masked_scatter_integer_mask": (lambda tg, x: x.masked_scatter(tg.ones(3, dtype=tg.int64), x), "RuntimeError"),
+    "masked_scatter_short_source": (lambda tg, x: x.masked_scatter(x > -10, tg.ones(2)), "RuntimeError"),
+    "masked_scatter_source_dtype": (lambda tg, x: x.masked_scatter(x > 0, tg.ones(6, dtype=tg.int64)), "RuntimeError"),
+    "meshgrid_matrix": (lambda tg, x: tg.meshgrid(x, x[0], indexing="ij"), "RuntimeError",
+                        D.UPTO_COLON),     # (torch goes on to print the tensor)
+    "meshgrid_dtypes": (lambda tg, x: tg.meshgrid(x[0], x[0].double(), indexing="ij"), "RuntimeError"),
+    "meshgrid_indexing": (lambda tg, x: tg.meshgrid(x[0], indexing="yx"), "RuntimeError"),
+    "meshgrid_nothing": (lambda tg, x: tg.meshgrid(indexing="ij"), "RuntimeError"),
+    "finfo_of_integers": (lambda tg, x: tg.finfo(tg.int64), "TypeError"),
+    "iinfo_of_floats": (lambda tg, x: tg.iinfo(tg.float32), "TypeError"),
+    "iinfo_of_bool": (lambda tg, x: tg.iinfo(tg.bool), "TypeError"),
+    "deepcopy_non_leaf": (lambda tg, x: __import__("copy").deepcopy(x * 2), "RuntimeError"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors(case):
+    make, error, *message = ERRORS[case]
+    run(lambda tg: make(tg, tg.ones(2, 3, requires_grad=True)), raises=error,
+        msg=message[0] if message else D.FIRST_LINE)
+
+
+GRIDS = {
+    "ij": lambda tg, a, b: tg.meshgrid(a, b, indexing="ij"),
+    "xy": lambda tg, a, b: tg.meshgrid(a, b, indexing="xy"),
+    "list": lambda tg, a, b: tg.meshgrid([a, b, a[:2]], indexing="xy"),
+    "scalar": lambda tg, a, b: tg.meshgrid(a[0], b, indexing="ij"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRIDS))
+def test_meshgrid_views_and_gradients(case):
+    def prog(tg):
+        a = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = tg.tensor([4.0, 5.0], requires_grad=True)
+        grids = GRIDS[case](tg, a, b)
+        sum(((g * (i + 1)) ** 2).sum() for i, g in enumerate(grids)).backward()
+        return {"grids": [D.snap(g) for g in grids], "strides": [g.stride() for g in grids],
+                "nodes": [D.node_name(g.grad_fn) for g in grids],
+                "next": [D.node_name(g.grad_fn.next_functions[0][0]) for g in grids],
+                "a_grad": a.grad, "b_grad": b.grad}
+    run(prog)
+
+
+def test_meshgrid_without_indexing_warns_and_uses_ij():
+    run(lambda tg: tg.meshgrid(tg.arange(3), tg.arange(2)),
+        warn=("UserWarning", "torch.meshgrid: in an upcoming release, it will be required"))
+
+
+NONZERO = {
+    "matrix": lambda tg: tg.tensor([[0, 1, 0], [2, 0, 3]]).nonzero(),
+    "as_tuple": lambda tg: tg.nonzero(tg.tensor([[0.0, 1.5], [2.0, 0.0]]), as_tuple=True),
+    "bool": lambda tg: tg.nonzero(tg.tensor([True, False, True])),
+    "scalar": lambda tg: tg.nonzero(tg.tensor(3.0)),
+    "zero_scalar": lambda tg: tg.tensor(0.0).nonzero(),
+    "scalar_as_tuple": lambda tg: tg.tensor(3.0).nonzero(as_tuple=True),
+    "none": lambda tg: tg.zeros(2, 2).nonzero(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NONZERO))
+def test_nonzero(case):
+    run(lambda tg: NONZERO[case](tg))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_finfo(dtype):
+    def prog(tg):
+        info = tg.finfo(getattr(tg, dtype))
+        return {"repr": repr(info), "numbers": [info.bits, info.eps, info.max, info.min,
+                                                info.tiny, info.smallest_normal,
+                                                info.resolution], "dtype": info.dtype,
+                "default": repr(tg.finfo()), "equal": info == tg.finfo(getattr(tg, dtype))}
+    run(prog)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64"])
+def test_iinfo(dtype):
+    def prog(tg):
+        info = tg.iinfo(getattr(tg, dtype))
+        return {"repr": repr(info), "numbers": [info.bits, info.max, info.min], "dtype": info.dtype}
+    run(prog)
+
+
+def test_deepcopy_copies_a_leaf_and_its_grad():
+    def prog(tg):
+        import copy
+        x = tg.tensor([1.0, 2.0], requires_grad=True)
+        (x * 3).sum().backward()
+        y = copy.deepcopy(x)
+        y.data.add_(1)
+        model = tg.nn.Linear(2, 1)
+        twin = copy.deepcopy(model)
+        with tg.no_grad():
+            twin.weight.add_(1)
+        return {"x": x, "y": D.snap(y, version=False), "y_grad": D.snap(y.grad, version=False),
+                "shared": y.grad is x.grad, "weights_differ": not tg.equal(model.weight, twin.weight),
+                "twin_type": type(twin.weight).__name__}
+    run(prog)
+
+
+def test_pickled_tensors_come_back_as_fresh_leaves():
+    def prog(tg):
+        import pickle
+        x = tg.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        back = pickle.loads(pickle.dumps([x, x * 2, x.detach().t(), tg.nn.Parameter(tg.ones(2))]))
+        return {"tensors": [D.snap(t, version=False) for t in back[:3]], "grads": [t.grad for t in back],
+                "leaves": [t.is_leaf for t in back], "parameter": type(back[3]).__name__,
+                "parameter_requires_grad": back[3].requires_grad}
+    run(prog)
+
+
+def test_save_and_load_a_state_dict_through_a_file_object():
+    def prog(tg):
+        tg.manual_seed(0)
+        model = tg.nn.Linear(3, 2)
+        optimizer = tg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        model(tg.ones(1, 3)).sum().backward()
+        optimizer.step()
+        buffer = io.BytesIO()
+        tg.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 3},
+                buffer)
+        buffer.seek(0)
+        checkpoint = tg.load(buffer)
+        fresh = tg.nn.Linear(3, 2)
+        fresh.load_state_dict(checkpoint["model"])
+        return {"weight": fresh.weight, "bias": fresh.bias, "epoch": checkpoint["epoch"],
+                "momentum": D.snap(checkpoint["optimizer"]["state"][0]["momentum_buffer"],
+                                   version=False),
+                "keys": list(checkpoint["model"])}
+    run(prog)
+
+
+def test_save_and_load_with_a_path(tmp_path):
+    def prog(tg):
+        path = tmp_path / f"{tg.__name__}.pt"
+        tg.save([tg.arange(3), tg.float64], path)
+        return [D.snap(x, version=False) if isinstance(x, tg.Tensor) else x
+                for x in tg.load(str(path))]
+    run(prog)
+
+
+class Custom:
+    pass
+
+
+def test_weights_only_load_refuses_other_classes():
+    def prog(tg):
+        buffer = io.BytesIO()
+        tg.save({"thing": Custom()}, buffer)
+        buffer.seek(0)
+        return tg.load(buffer)
+    run(prog, raises="UnpicklingError", msg="Weights only load failed.")
+
+
+def test_load_with_weights_only_false_accepts_other_classes():
+    def prog(tg):
+        buffer = io.BytesIO()
+        tg.save({"thing": Custom(), "x": tg.ones(2)}, buffer)
+        buffer.seek(0)
+        loaded = tg.load(buffer, weights_only=False)
+        return type(loaded["thing"]).__name__, D.snap(loaded["x"], version=False)
+    run(prog)
