@@ -128,8 +128,29 @@ def test_step_lr_schedule_matches_torch():
     _assert_same_parameters(ours, theirs, rtol=1e-4)
     assert our_optimizer.param_groups[0]["initial_lr"] == 1.0
     state = our_scheduler.state_dict()
-    for key in ("step_size", "gamma", "base_lrs", "last_epoch", "_step_count", "_last_lr"):
-        assert state[key] == their_scheduler.state_dict()[key]
+    assert state == their_scheduler.state_dict()
+
+
+def _scheduler_warnings(lib, calls):
+    import warnings
+    model = lib.nn.Linear(2, 1)
+    optimizer = lib.optim.SGD(model.parameters(), lr=1.0)
+    scheduler = lib.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for call in calls:
+            {"optimizer": optimizer.step, "scheduler": scheduler.step,
+             "get_lr": scheduler.get_lr}[call]()
+    return [(w.category.__name__, str(w.message)) for w in caught], scheduler.get_last_lr()
+
+
+@pytest.mark.parametrize("calls", [("scheduler", "optimizer", "scheduler"),
+                                   ("optimizer", "scheduler", "scheduler"),
+                                   ("optimizer", "scheduler", "get_lr")])
+def test_scheduler_warns_as_torch_does(calls):
+    """Stepping the scheduler before the optimizer, and get_lr() outside step(), warn."""
+    ours, theirs = _scheduler_warnings(tg, calls), _scheduler_warnings(torch, calls)
+    assert ours == theirs
 
 
 def test_zero_grad_closure_and_repr():

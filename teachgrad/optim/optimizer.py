@@ -71,6 +71,7 @@ class Optimizer:
                 grad = param.grad
                 if grad is not None:
                     self.update(param, grad._data, group)
+        self._opt_called = True        # (an lr scheduler checks that step() came first)
         return loss
 
     def update(self, param, grad, group):
