@@ -8,6 +8,7 @@ flags and errors. Every mechanism can be opened and read: start with
 """
 from teachgrad import ops as _ops  # attaches the operations to Tensor
 from teachgrad import autograd
+from teachgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from teachgrad.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                           no_grad, set_grad_enabled)
 from teachgrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
@@ -19,6 +20,7 @@ from teachgrad.dtypes import (bool_ as bool, dtype, finfo, float16, float32, flo
                               get_default_dtype, iinfo, int32, int64, set_default_dtype, uint8)
 from teachgrad.ops.indexing import (gather, index as _index, index_add, index_select,
                                     masked_scatter, masked_select, nonzero, scatter, scatter_add)
+from teachgrad.ops.inplace import clamp_, exp_, fill_, neg_, relu_, sigmoid_, tanh_, zero_
 from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
 from teachgrad.ops.pointwise import (abs, add, addcdiv, addcmul, allclose, ceil, clamp, clone,
                                      cos, div, eq, equal, erf, exp, expm1, floor, ge, gt,

@@ -207,6 +207,10 @@ class Tensor:
     def is_floating_point(self):
         return self.dtype.is_floating_point
 
+    def data_ptr(self):
+        """The address of the first element: views of one tensor share memory there."""
+        return self._data.__array_interface__["data"][0] if self._data.size else 0
+
     def is_contiguous(self):
         return self._data.flags.c_contiguous
 
@@ -236,8 +240,8 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self):
-        """The same memory as a numpy array (not allowed while autograd tracks the tensor)."""
-        if self._requires_grad:
+        """The same memory as a numpy array (not allowed while autograd could record it)."""
+        if self._requires_grad and grad_mode.is_grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data

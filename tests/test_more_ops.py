@@ -263,3 +263,167 @@ def test_load_with_weights_only_false_accepts_other_classes():
         loaded = tg.load(buffer, weights_only=False)
         return type(loaded["thing"]).__name__, D.snap(loaded["x"], version=False)
     run(prog)
+
+
+def test_in_place_error_hint_under_anomaly_mode():
+    def prog(tg):
+        x = tg.ones(2, requires_grad=True)
+        with tg.autograd.set_detect_anomaly(True):
+            e = x.exp()
+            e.add_(1)
+            e.sum().backward()
+    run(prog, raises="RuntimeError", contains=("Hint: the backtrace further above shows",),
+        warn=("UserWarning", "Error detected in ExpBackward0."))
+
+
+def test_anomaly_trace_ends_at_the_forward_line_of_the_caller():
+    import teachgrad
+    with pytest.warns(UserWarning) as caught:
+        x = teachgrad.ones(2, requires_grad=True)
+        with teachgrad.autograd.set_detect_anomaly(True):
+            e = x.exp()  # the forward line
+            e.add_(1)
+            with pytest.raises(RuntimeError):
+                e.sum().backward()
+    trace = next(str(w.message) for w in caught if "Error detected" in str(w.message))
+    assert trace.rstrip().endswith("e = x.exp()  # the forward line")
+
+
+def test_detect_anomaly_warns_when_made_and_switches_on_inside():
+    def prog(tg):
+        before = tg.is_anomaly_enabled()
+        with tg.autograd.detect_anomaly(check_nan=False):
+            inside = tg.is_anomaly_enabled(), tg.is_anomaly_check_nan_enabled()
+        return before, inside, tg.is_anomaly_enabled(), tg.is_anomaly_check_nan_enabled()
+    run(prog, warn=("UserWarning", "Anomaly Detection has been enabled."))
+
+
+def test_data_ptr_shows_shared_memory():
+    def prog(tg):
+        x = tg.ones(2, 3)
+        return {"view": x[0].data_ptr() == x.data_ptr(), "t": x.t().data_ptr() == x.data_ptr(),
+                "offset": x[1].data_ptr() - x.data_ptr(), "clone": x.clone().data_ptr() == x.data_ptr(),
+                "detach": x.detach().data_ptr() == x.data_ptr(), "empty": tg.tensor([]).data_ptr()}
+    run(prog)
+
+
+@pytest.mark.parametrize("name", ["relu_", "exp_", "sigmoid_", "tanh_", "neg_", "zero_"])
+def test_top_level_in_place_functions(name):
+    def prog(tg):
+        x = tg.tensor([-1.0, 0.5, 2.0])
+        result = getattr(tg, name)(x)
+        return result is x, x
+    run(prog)
+
+
+def test_top_level_in_place_function_on_a_leaf_that_requires_grad():
+    run(lambda tg: tg.relu_(tg.ones(2, requires_grad=True)), raises="RuntimeError",
+        msg="a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _functions(tg):
+    class Ident(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k=1.0):
+            ctx.seen = ctx.needs_input_grad
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, None
+
+    class GradForNumber(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x * k
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, grad
+
+    class ReturnsList(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return [grad]
+
+    class SavesNumber(ReturnsList):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x, 3.0)
+            return x * 2
+
+    class Exp(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            result = x.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad):
+            (result,) = ctx.saved_tensors
+            return grad * result
+    return Ident, GradForNumber, ReturnsList, SavesNumber, Exp
+
+
+def test_a_function_returning_its_input_leaves_the_input_alone():
+    def prog(tg):
+        Ident = _functions(tg)[0]
+        x = tg.ones(2, requires_grad=True)
+        y = Ident.apply(x)
+        with tg.no_grad():
+            z = Ident.apply(x, 2.0)
+        return {"y_is_x": y is x, "x_leaf": x.is_leaf, "y_node": D.node_name(y.grad_fn),
+                "needs": y.grad_fn.seen, "z_is_x": z is x, "z_requires_grad": z.requires_grad,
+                "shares_memory": y.data_ptr() == x.data_ptr(), "x_grad_fn": x.grad_fn}
+    run(prog)
+
+
+FUNCTION_ERRORS = {
+    "gradient_for_a_number": (lambda tg, F, x: F[1].apply(x, 3.0).sum().backward(), "RuntimeError"),
+    "backward_returns_a_list": (lambda tg, F, x: F[2].apply(x).sum().backward(), "RuntimeError"),
+    "save_a_number": (lambda tg, F, x: F[3].apply(x), "TypeError"),
+    "call_an_instance": (lambda tg, F, x: F[2]()(x), "RuntimeError"),
+    "saved_output_changed": (lambda tg, F, x: _change_saved_output(tg, F[4], x), "RuntimeError"),
+}
+
+
+def _change_saved_output(tg, Exp, x):
+    y = Exp.apply(x)
+    with tg.no_grad():
+        y.mul_(2)
+    y.sum().backward()
+
+
+@pytest.mark.parametrize("case", sorted(FUNCTION_ERRORS))
+def test_custom_function_errors(case):
+    make, error = FUNCTION_ERRORS[case]
+    run(lambda tg: make(tg, _functions(tg), tg.ones(2, requires_grad=True)), raises=error)
+
+
+def test_instantiating_a_function_warns():
+    run(lambda tg: type(_functions(tg)[2]()).__name__,
+        warn=("DeprecationWarning", "<class"))
+
+
+@pytest.mark.parametrize("exponent", [3, 0.5, 0, -1])
+def test_the_gradient_graph_of_pow_is_torchs(exponent):
+    def prog(tg):
+        x = tg.tensor([0.5, 2.0], requires_grad=True)
+        (g,) = tg.autograd.grad((x ** exponent).sum(), x, create_graph=True)
+        return {"g": D.snap(g, version=False), "graph": D.graph(g) if g.grad_fn else None}
+    run(prog)
+
+
+def test_numpy_of_a_tensor_that_requires_grad_is_allowed_under_no_grad():
+    def prog(tg):
+        import numpy as np
+        x = tg.ones(2, requires_grad=True)
+        with tg.no_grad():
+            return x.numpy().tolist(), (x * 2).numpy().tolist(), np.asarray(x).tolist()
+    run(prog)
+    run(lambda tg: tg.ones(2, requires_grad=True).numpy(), raises="RuntimeError")

@@ -4,21 +4,31 @@ With ``set_detect_anomaly(True)`` (or inside ``detect_anomaly()``) every node
 keeps the traceback of the forward line that created it, so an error in
 backward can say which forward operation is to blame.
 """
+import os
 import traceback
 import warnings
 
 _state = {"enabled": False, "check_nan": True}
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def is_anomaly_enabled():
     return _state["enabled"]
 
 
+def is_anomaly_check_nan_enabled():
+    return _state["check_nan"]
+
+
 def forward_trace():
-    """The current call stack as text when anomaly mode is on, else None (cheap)."""
+    """The current call stack as text when anomaly mode is on, else None (cheap). It ends
+    at the caller's line: teachgrad's own frames on top of it are left out."""
     if not _state["enabled"]:
         return None
-    return "".join(traceback.format_stack()[:-3])
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PACKAGE):
+        frames.pop()
+    return "".join(traceback.format_list(frames))
 
 
 class set_detect_anomaly:
@@ -37,11 +47,21 @@ class set_detect_anomaly:
         return False
 
 
-class detect_anomaly(set_detect_anomaly):
-    """Context manager: anomaly detection on inside the block."""
+class detect_anomaly:
+    """Context manager: anomaly detection on inside the block (PyTorch warns when it is made)."""
 
     def __init__(self, check_nan=True):
-        super().__init__(True, check_nan)
+        self.check_nan = check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
+
+    def __enter__(self):
+        self.previous = dict(_state)
+        _state.update(enabled=True, check_nan=self.check_nan)
+
+    def __exit__(self, *exc):
+        _state.update(self.previous)
+        return False
 
 
 def report_failed_node(node):

@@ -15,6 +15,8 @@
 needed, makes one graph node of class ``SquareBackward``. As in PyTorch, the
 ``ctx`` passed to forward and backward *is* that node.
 """
+import warnings
+
 from teachgrad.autograd import grad_mode
 from teachgrad.autograd.graph import Node, SavedTensor
 
@@ -33,6 +35,11 @@ class FunctionCtx(Node):
 
     # ---- what forward may call ------------------------------------------------
     def save_for_backward(self, *tensors):
+        from teachgrad.tensor import Tensor
+        for position, tensor in enumerate(tensors):
+            if tensor is not None and not isinstance(tensor, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument "
+                                f"{position} is of type {type(tensor).__name__}")
         self._to_save = tensors
 
     def mark_dirty(self, *tensors):
@@ -75,11 +82,37 @@ class FunctionCtx(Node):
         if len(grads) != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {len(self._arg_is_tensor)}, got {len(grads)})")
+        self._check_gradient_types(grads)
         return tuple(g for g, is_tensor in zip(grads, self._arg_is_tensor) if is_tensor)
+
+    def _check_gradient_types(self, grads):
+        from teachgrad.tensor import Tensor
+        for position, (grad, is_tensor) in enumerate(zip(grads, self._arg_is_tensor), start=1):
+            if grad is None:
+                continue
+            if not isinstance(grad, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+            if not is_tensor:
+                raise RuntimeError(f"function {self.name()} returned a gradient different than "
+                                   f"None at position {position}, but the corresponding forward "
+                                   f"input was not a Variable")
 
 
 class Function:
-    """Base class for operations with a hand-written backward."""
+    """Base class for operations with a hand-written backward. Its methods are static:
+    call ``MyFunction.apply(...)``, never an instance."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions "
+                      f"are all static, so you should invoke them on the class itself. "
+                      f"Instantiating an autograd function will raise an error in a future "
+                      f"version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -102,14 +135,26 @@ class Function:
         tensors = [a for a in args if isinstance(a, Tensor)]
         ctx = cls._backward_cls()
         recording = grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors)
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and recording and a.requires_grad
-                                     for a in args)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with grad_mode.no_grad():
             result = cls.forward(ctx, *args, **kwargs)
+        if isinstance(result, tuple):
+            result = tuple(_alias_if_input(ctx, out, tensors) for out in result)
+        else:
+            result = _alias_if_input(ctx, result, tensors)
         outputs = result if isinstance(result, tuple) else (result,)
         if recording:
             _connect(ctx, tensors, is_tensor, outputs)
         return result
+
+
+def _alias_if_input(ctx, output, inputs):
+    """An input that forward returned unchanged (and did not mark dirty) comes back as a new
+    tensor sharing its memory and version counter, so the input itself keeps its history
+    (PyTorch makes it a view of the input)."""
+    if any(output is t for t in inputs) and not any(output is t for t in ctx._dirty):
+        return type(output)._make(output._data, output._version_counter)
+    return output
 
 
 def _connect(ctx, tensors, is_tensor, outputs):

@@ -259,6 +259,15 @@ def freed_records(saved):
     return _FREED_RECORDS[key]
 
 
+def _inplace_hint():
+    if anomaly.is_anomaly_enabled():
+        return ("the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
+    return ("enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with teachgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
 def inplace_modification_error(saved, node):
     """PyTorch's error for a saved tensor that was modified in place after it was saved.
 
@@ -276,9 +285,7 @@ def inplace_modification_error(saved, node):
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{type_name} [{shape}]]{made_by} is at version "
         f"{saved.current_version}; expected "
-        f"version {saved.saved_version} instead. Hint: enable anomaly detection to find "
-        "the operation that failed to compute its gradient, with "
-        "teachgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+        f"version {saved.saved_version} instead. Hint: {_inplace_hint()}")
     error.saved, error.node, error.tensor = saved, node, saved.tensor
     return error
 
@@ -288,4 +295,7 @@ def cpp_name(node):
     name = type(node).__name__
     if re.fullmatch(r".+Backward\d+", name):
         return re.sub(r"Backward\d+$", "", name)
+    forward_class = getattr(node, "_forward_cls", None)     # a custom Function's node
+    if forward_class is not None:
+        return forward_class.__name__
     return f"teachgrad::autograd::{name}"

@@ -112,10 +112,10 @@ class PowBackward0(Operation):
         return np.power(a, np.asarray(exponent, dtype=a.dtype) if a.dtype.kind == "f" else exponent)
 
     def backward(self, grad):
-        exponent = self._saved_exponent
+        exponent, x = self._saved_exponent, self._saved_self
         if exponent == 0:
-            return grad * 0
-        return grad * exponent * self._saved_self ** (exponent - 1)
+            return x.new_zeros(x.shape)
+        return grad * times_number(x.pow(exponent - 1), exponent)
 
 
 class PowBackward1(Operation):
