@@ -427,3 +427,22 @@ def test_numpy_of_a_tensor_that_requires_grad_is_allowed_under_no_grad():
             return x.numpy().tolist(), (x * 2).numpy().tolist(), np.asarray(x).tolist()
     run(prog)
     run(lambda tg: tg.ones(2, requires_grad=True).numpy(), raises="RuntimeError")
+
+
+def test_inference_mode_switched_off_changes_nothing():
+    def prog(tg):
+        x = tg.ones(2, requires_grad=True)
+        with tg.inference_mode(False):
+            kept = (x * 2).requires_grad
+        with tg.inference_mode():
+            dropped = (x * 2).requires_grad
+
+        @tg.inference_mode(False)
+        def decorated():
+            return (x * 2).requires_grad
+
+        @tg.inference_mode
+        def bare():
+            return (x * 2).requires_grad
+        return kept, dropped, decorated(), bare(), tg.is_grad_enabled()
+    run(prog)

@@ -58,9 +58,12 @@ class _GradModeBlock:
     def __call__(self, function):
         @functools.wraps(function)
         def wrapper(*args, **kwargs):
-            with type(self)():
+            with self._new_block():
                 return function(*args, **kwargs)
         return wrapper
+
+    def _new_block(self):
+        return type(self)()
 
 
 class no_grad(_GradModeBlock):
@@ -73,5 +76,22 @@ class enable_grad(_GradModeBlock):
     mode = True
 
 
-class inference_mode(no_grad):
-    """Like no_grad (teachgrad does not model inference tensors separately)."""
+class inference_mode(_GradModeBlock):
+    """Like no_grad; ``inference_mode(False)`` changes nothing. (teachgrad does not model
+    PyTorch's inference tensors, which may not enter a graph even later.)"""
+    switched_on = True
+
+    def __new__(cls, mode=True):
+        if callable(mode):                 # used bare as a decorator: @inference_mode
+            return super().__new__(cls, mode)
+        block = super().__new__(cls)
+        block.switched_on = bool(mode)
+        return block
+
+    def __enter__(self):
+        self.previous = _state["enabled"]
+        if self.switched_on:
+            _state["enabled"] = False
+
+    def _new_block(self):
+        return inference_mode(self.switched_on)

@@ -218,7 +218,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 # ---- normalisation, embedding, padding ----------------------------------------------
 def check_batch_norm_input(input, running_mean, training):
-    """PyTorch's checks of a batch norm call (made before the module counts the batch)."""
+    """PyTorch's checks of a batch norm call (made after the module counted the batch)."""
     channels = input.shape[1] if input.ndim > 1 else 1
     if training and input.numel() // channels == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "

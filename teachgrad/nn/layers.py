@@ -258,12 +258,12 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {self.expected_dims_text} input (got {input.ndim}D input)")
         running = self.track_running_stats and self.running_mean is not None
         use_batch_stats = self.training or not running
-        F.check_batch_norm_input(input, self.running_mean if running else None, use_batch_stats)
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and running:
-            self.num_batches_tracked.add_(1)
+            self.num_batches_tracked.add_(1)      # counted before the checks, as in PyTorch
             if self.momentum is None:
                 momentum = 1.0 / float(self.num_batches_tracked)
+        F.check_batch_norm_input(input, self.running_mean if running else None, use_batch_stats)
         return F.batch_norm(input, self.running_mean if running else None,
                             self.running_var if running else None, self.weight, self.bias,
                             use_batch_stats, momentum, self.eps)
