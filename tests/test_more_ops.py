@@ -446,3 +446,15 @@ def test_inference_mode_switched_off_changes_nothing():
             return (x * 2).requires_grad
         return kept, dropped, decorated(), bare(), tg.is_grad_enabled()
     run(prog)
+
+
+def test_deepcopy_of_a_parameter_drops_its_grad():
+    def prog(tg):
+        import copy
+        layer = tg.nn.Linear(2, 1)
+        layer(tg.ones(1, 2)).sum().backward()
+        twin = copy.deepcopy(layer)
+        return {"grad": twin.weight.grad, "type": type(twin.weight).__name__,
+                "same_values": tg.equal(twin.weight, layer.weight),
+                "requires_grad": twin.weight.requires_grad}
+    run(prog)

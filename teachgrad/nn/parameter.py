@@ -17,6 +17,12 @@ class Parameter(Tensor):
     def __init__(self, data=None, requires_grad=True):
         """Everything happens in ``__new__`` (``Tensor.__init__`` would copy the data)."""
 
+    def __deepcopy__(self, memo):
+        """A copy of the values and the flag; unlike a plain tensor's copy, no ``.grad``."""
+        copy = Parameter(self.detach().clone(), self._requires_grad)
+        memo[id(self)] = copy
+        return copy
+
     def __repr__(self):
         return printing.format_parameter(self._data, dtype_name=repr(self.dtype),
                                          requires_grad=self._requires_grad)
