@@ -108,8 +108,19 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
-    values = np.linspace(start, end, steps, dtype=np.float64)
-    return _leaf(values.astype(_numpy_dtype(dtype)), requires_grad)
+    """``steps`` evenly spaced values, computed as PyTorch's CPU kernel does so that the last
+    bits agree: the first half counted up from ``start``, the second half down from ``end``,
+    each value rounded once (the kernel's fused multiply-add), in the result's float dtype."""
+    out_dtype = np.dtype(_numpy_dtype(dtype))
+    step_dtype = out_dtype if out_dtype.kind == "f" else np.dtype(np.float64)
+    first, last = (step_dtype.type(out_dtype.type(value)) for value in (start, end))
+    step = (last - first) / step_dtype.type(max(steps - 1, 1))
+    index = np.arange(steps)
+    wide = np.longdouble                   # wide enough for step * index before one rounding
+    up = wide(first) + wide(step) * index
+    down = wide(last) - wide(step) * (steps - 1 - index)
+    values = up if steps == 1 else np.where(index < steps // 2, up, down)
+    return _leaf(values.astype(step_dtype).astype(out_dtype), requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):

@@ -2463,7 +2463,16 @@ def test_gradcheck_raises_on_wrong_backward():
     def prog(tg):
         x = tg.tensor([0.5, 1.5], dtype=tg.float64, requires_grad=True)
         return tg.autograd.gradcheck(_wrong_square(tg).apply, (x,))
-    run(prog, raises="RuntimeError", msg="Jacobian mismatch for output 0 with respect to input 0")
+    run(prog, raises="RuntimeError", msg="Jacobian mismatch for output 0 with respect to input 0",
+        contains=("numerical:tensor([[1.0000, 0.0000],\n        [0.0000, 3.0000]], dtype=torch.float64)",
+                  "analytical:tensor([[1.5000, 0.0000],\n        [0.0000, 4.5000]], dtype=torch.float64)"))
+
+
+def test_gradcheck_warns_for_inputs_that_are_not_double():
+    def prog(tg):
+        x = tg.tensor([0.5, 1.5], requires_grad=True)
+        return tg.autograd.gradcheck(lambda a: a * a, (x,), eps=1e-3, atol=1e-2, rtol=1e-2)
+    run(prog, warn=("UserWarning", "Input #0 requires gradient and is not a double precision"))
 
 
 def test_gradcheck_raise_exception_false_returns_false():

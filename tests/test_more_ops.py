@@ -458,3 +458,14 @@ def test_deepcopy_of_a_parameter_drops_its_grad():
                 "same_values": tg.equal(twin.weight, layer.weight),
                 "requires_grad": twin.weight.requires_grad}
     run(prog)
+
+
+@pytest.mark.parametrize("args", [(-4, 4, 81), (-3.3, 7.1, 1000), (0.1, 0.9, 33), (3, -1, 9),
+                                  (1, 2, 1), (0, 1, 0)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_linspace_agrees_with_torch_to_the_last_bit(args, dtype):
+    import numpy as np
+    import teachgrad
+    ours = teachgrad.linspace(*args, dtype=getattr(teachgrad, dtype)).numpy()
+    theirs = torch.linspace(*args, dtype=getattr(torch, dtype)).numpy()
+    assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)

@@ -1,4 +1,6 @@
 """Check a backward formula against finite differences, as torch.autograd.gradcheck does."""
+import warnings
+
 import numpy as np
 
 from teachgrad.autograd import functional
@@ -53,14 +55,22 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     """
     from teachgrad.tensor import Tensor
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
-    for index, x in enumerate(inputs):
-        if not (isinstance(x, Tensor) and x.requires_grad):
-            continue
+    checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    for index in checked:
+        if inputs[index].dtype.name != "float64":
+            warnings.warn(f"Input #{index} requires gradient and is not a double precision "
+                          f"floating point or complex. This check will likely fail if all the "
+                          f"inputs are not of double precision floating point or complex. ",
+                          UserWarning, stacklevel=2)
+    for index in checked:
         numerical = _numerical_jacobian(func, inputs, index, eps)
         analytical = _analytical_jacobian(func, inputs, index)
-        if not np.allclose(analytical, numerical.reshape(analytical.shape), rtol=rtol, atol=atol):
+        numerical = numerical.reshape(analytical.shape)
+        if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
             if not raise_exception:
                 return False
+            dtype = inputs[index].dtype.numpy
             raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {index},\n"
-                                 f"numerical:{numerical}\nanalytical:{analytical}\n")
+                                 f"numerical:{Tensor._make(numerical.astype(dtype))!r}\n"
+                                 f"analytical:{Tensor._make(analytical.astype(dtype))!r}\n")
     return True
