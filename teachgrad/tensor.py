@@ -391,9 +391,9 @@ class Tensor:
                         and not grad._sent_down_several_edges
                         and _same_layout(grad._data, self._data))
                 self._grad = Tensor._make(grad._data if keep else _copy_like(grad._data, self._data))
-        elif building_graph or self._grad._requires_grad:
+        elif building_graph:
             self._grad = self._grad + grad
-        else:
+        else:       # in place, even into a .grad with a graph of its own (as in PyTorch)
             self._grad._data += grad._data
             self._grad._version_counter.bump()
 

@@ -469,3 +469,31 @@ def test_linspace_agrees_with_torch_to_the_last_bit(args, dtype):
     ours = teachgrad.linspace(*args, dtype=getattr(teachgrad, dtype)).numpy()
     theirs = torch.linspace(*args, dtype=getattr(torch, dtype)).numpy()
     assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)
+
+
+CYCLE_WARNING = ("Using backward() with create_graph=True will create a reference cycle between "
+                 "the parameter and its gradient which can cause a memory leak.")
+
+
+def test_backward_with_create_graph_warns_once_per_process():
+    import warnings
+    import teachgrad
+    from teachgrad.autograd import functional
+    functional._warned_about_the_cycle.clear()
+    x = teachgrad.tensor(2.0, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (x ** 3).backward(create_graph=True)
+        (x ** 3).backward(create_graph=True)
+        teachgrad.autograd.grad(x ** 3, x, create_graph=True)
+    assert [str(w.message)[:len(CYCLE_WARNING)] for w in caught] == [CYCLE_WARNING]
+
+
+def test_a_later_backward_adds_into_a_grad_that_has_a_graph():
+    def prog(tg):
+        x = tg.tensor(2.0, requires_grad=True)
+        (x ** 3).backward(create_graph=True)
+        first = D.loose(x.grad)
+        x.grad.backward()                 # d(3x^2)/dx = 12, added in place into x.grad
+        return {"first": first, "after": D.loose(x.grad)}
+    run(prog)

@@ -1,5 +1,9 @@
 """The two entry points to the engine: ``backward`` (accumulate into ``.grad``)
 and ``grad`` (return the gradients, touch no ``.grad``)."""
+import os
+import sys
+import warnings
+
 from teachgrad.autograd import engine
 
 
@@ -48,9 +52,35 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         input_edges = {t._gradient_edge(): t for t in inputs}
+    if create_graph:
+        _warn_once_about_the_cycle()
     task = engine.GraphTask([out._gradient_edge() for out in outputs], root_grads,
                             retain_graph, create_graph, inputs=input_edges)
     engine.run_backward(task)
+
+
+_warned_about_the_cycle = []      # PyTorch gives this warning once per process
+
+
+def _warn_once_about_the_cycle():
+    """A ``.grad`` with a graph can hold its own leaf: PyTorch warns about the cycle."""
+    if not _warned_about_the_cycle:
+        _warned_about_the_cycle.append(True)
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle "
+                      "between the parameter and its gradient which can cause a memory leak. We "
+                      "recommend using autograd.grad when creating the graph to avoid this. If "
+                      "you have to use this function, make sure to reset the .grad fields of your "
+                      "parameters to None after use to break the cycle and avoid the leak.",
+                      UserWarning, stacklevel=_stacklevel_of_caller())
+
+
+def _stacklevel_of_caller():
+    """The ``stacklevel`` that points a warning at the first frame outside teachgrad."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
