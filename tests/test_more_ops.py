@@ -497,3 +497,71 @@ def test_a_later_backward_adds_into_a_grad_that_has_a_graph():
         x.grad.backward()                 # d(3x^2)/dx = 12, added in place into x.grad
         return {"first": first, "after": D.loose(x.grad)}
     run(prog)
+
+
+def _setup_context_square(tg):
+    class Square(tg.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            (x,) = inputs
+            ctx.save_for_backward(x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad
+    return Square
+
+
+def test_a_function_in_the_setup_context_style():
+    def prog(tg):
+        x = tg.tensor([1.0, 3.0], requires_grad=True)
+        y = _setup_context_square(tg).apply(x)
+        y.sum().backward()
+        with tg.no_grad():
+            plain = _setup_context_square(tg).apply(x)
+        return {"y": y, "node": D.node_name(y.grad_fn), "grad": x.grad, "plain": plain}
+    run(prog)
+
+
+def _once_differentiable_exp(tg):
+    from importlib import import_module
+    once_differentiable = import_module(f"{tg.__name__}.autograd.function").once_differentiable
+
+    class Exp(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            result = x.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad):
+            (result,) = ctx.saved_tensors
+            return grad * result
+    return Exp
+
+
+def test_once_differentiable_gives_first_derivatives_and_refuses_second_ones():
+    def prog(tg):
+        x = tg.tensor([1.0, 2.0], requires_grad=True)
+        (plain,) = tg.autograd.grad(_once_differentiable_exp(tg).apply(x).sum(), x)
+        y = _once_differentiable_exp(tg).apply(x * 1)
+        (g,) = tg.autograd.grad(y, x, tg.ones(2, requires_grad=True), create_graph=True)
+        return {"plain": plain, "plain_node": D.node_name(plain.grad_fn), "g": D.snap(g),
+                "g_node": D.node_name(g.grad_fn),
+                "next": [D.node_name(n) for n, _ in g.grad_fn.next_functions]}
+    run(prog)
+
+    def twice(tg):
+        x = tg.tensor([1.0, 2.0], requires_grad=True)
+        y = _once_differentiable_exp(tg).apply(x)
+        (g,) = tg.autograd.grad(y, x, tg.ones(2, requires_grad=True), create_graph=True)
+        g.sum().backward()
+    run(twice, raises="RuntimeError",
+        msg="trying to differentiate twice a function that was marked with @once_differentiable")

@@ -15,6 +15,7 @@
 needed, makes one graph node of class ``SquareBackward``. As in PyTorch, the
 ``ctx`` passed to forward and backward *is* that node.
 """
+import functools
 import warnings
 
 from teachgrad.autograd import grad_mode
@@ -124,6 +125,12 @@ class Function:
                                   "autograd.Function.")
 
     @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Override it to write ``forward(*inputs)`` without ``ctx``: this method then saves
+        what backward needs, given the inputs and forward's output."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward mode AD.")
@@ -137,7 +144,11 @@ class Function:
         recording = grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with grad_mode.no_grad():
-            result = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is Function.setup_context:
+                result = cls.forward(ctx, *args, **kwargs)
+            else:          # the other style: forward without ctx, then setup_context
+                result = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, result)
         if isinstance(result, tuple):
             result = tuple(_alias_if_input(ctx, out, tensors) for out in result)
         else:
@@ -187,3 +198,50 @@ def _save(ctx, tensor, outputs):
         return None
     is_output = any(tensor is out for out in outputs) and tensor._grad_fn is ctx
     return SavedTensor(tensor, ctx, is_output=is_output)
+
+
+# ---- a backward that cannot be differentiated again ---------------------------------
+class Error(Node):
+    """The node ``once_differentiable`` puts on the gradients it returns (PyTorch's C++
+    ``DelayedError``, which Python sees as ``Error``): the error comes only if someone
+    differentiates through them, for a second derivative."""
+
+    def __init__(self, message):
+        super().__init__()
+        self.message = message
+
+    def __call__(self, *grad_outputs):
+        raise RuntimeError(self.message)
+
+
+def once_differentiable(backward):
+    """Decorate a Function's ``backward`` written with operations that cannot be recorded
+    (numpy, say): it runs under no_grad, and under create_graph its gradients lead to an
+    ``Error`` node instead of a silently wrong second derivative."""
+    @functools.wraps(backward)
+    def wrapper(ctx, *grad_outputs):
+        from teachgrad.tensor import Tensor
+        with grad_mode.no_grad():
+            grads = backward(ctx, *grad_outputs)
+        if not grad_mode.is_grad_enabled() or not any(
+                isinstance(g, Tensor) and g.requires_grad for g in grad_outputs):
+            return grads
+        node = Error("trying to differentiate twice a function that was marked with "
+                            "@once_differentiable")
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        return tuple(_behind(node, grad) for grad in grads)
+    return wrapper
+
+
+def _behind(node, grad):
+    """``grad`` as an output of ``node``, whose input is a fresh leaf holding the same values."""
+    if grad is None:
+        return None
+    leaf = grad.detach().requires_grad_()
+    node.next_functions += (leaf._gradient_edge(),)
+    node._input_metadata += ((leaf.shape, leaf.dtype),)
+    output = type(grad)._make(grad._data)
+    output._grad_fn, output._requires_grad = node, True
+    output._output_nr = len(node.next_functions) - 1
+    node._num_outputs = len(node.next_functions)
+    return output
