@@ -5,7 +5,8 @@
 two never import each other in a circle.
 """
 from teachgrad import creation, dtypes
-from teachgrad.ops import indexing, inplace, linalg, pointwise, reduction, shape
+from teachgrad.autograd import functional
+from teachgrad.ops import indexing, inplace, jacobians, linalg, pointwise, reduction, shape
 from teachgrad.tensor import Tensor
 
 
@@ -131,3 +132,8 @@ for _name, _function in METHODS.items():
     setattr(Tensor, _name, _function)
 Tensor.T = property(shape.T)
 Tensor.mT = property(lambda self: self.transpose(-2, -1))
+
+# torch.autograd.functional's jacobian, hessian, vjp... stack and reshape tensors, so they
+# are written with the ops (ops/jacobians.py) and attached to autograd.functional here.
+for _name in jacobians.__all__:
+    setattr(functional, _name, getattr(jacobians, _name))
