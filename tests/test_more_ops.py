@@ -618,3 +618,41 @@ JACOBIAN_ERRORS = {
 def test_autograd_functional_errors(case):
     make, error = JACOBIAN_ERRORS[case]
     run(lambda tg: make(tg.autograd.functional, tg, tg.tensor([0.5, -1.0])), raises=error)
+
+
+def _double_backward_functions(tg):
+    class Good(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x ** 2
+
+    class DetachedBackward(Good):
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x.detach() ** 2       # right once, wrong twice
+    return Good, DetachedBackward
+
+
+def test_gradgradcheck_passes_a_twice_differentiable_function():
+    def prog(tg):
+        x = tg.tensor([0.5, -1.5], dtype=tg.float64, requires_grad=True)
+        good = _double_backward_functions(tg)[0]
+        return (tg.autograd.gradgradcheck(good.apply, (x,)),
+                tg.autograd.gradgradcheck(lambda a: (a.sin() * a).sum(), x))
+    run(prog)
+
+
+def test_gradgradcheck_finds_a_backward_that_is_right_only_once():
+    def prog(tg):
+        x = tg.tensor([0.5, -1.5], dtype=tg.float64, requires_grad=True)
+        wrong = _double_backward_functions(tg)[1]
+        return (tg.autograd.gradcheck(wrong.apply, (x,)),
+                tg.autograd.gradgradcheck(wrong.apply, (x,), raise_exception=False))
+    run(prog)

@@ -4,8 +4,8 @@ from teachgrad.autograd.anomaly import detect_anomaly, set_detect_anomaly
 from teachgrad.autograd.function import Function, FunctionCtx
 from teachgrad.autograd.functional import backward, grad
 from teachgrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from teachgrad.autograd.gradcheck import GradcheckError, gradcheck
+from teachgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "anomaly", "backward",
-           "detect_anomaly", "enable_grad", "grad", "gradcheck", "graph",
+           "detect_anomaly", "enable_grad", "grad", "gradcheck", "gradgradcheck", "graph",
            "is_grad_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled"]

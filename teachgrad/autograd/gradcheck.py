@@ -74,3 +74,28 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                                  f"numerical:{Tensor._make(numerical.astype(dtype))!r}\n"
                                  f"analytical:{Tensor._make(analytical.astype(dtype))!r}\n")
     return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  raise_exception=True, **_ignored):
+    """gradcheck of the first derivative: are the second derivatives (backward of backward,
+    built with create_graph) right? ``grad_outputs`` default to random values (any will do)."""
+    from teachgrad import creation, random
+    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+    outputs = func(*inputs)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    if grad_outputs is None:
+        generator = random.Generator().manual_seed(0)       # leaves the global seed alone
+        grad_outputs = tuple(creation.randn(*o.shape, generator=generator, dtype=o.dtype,
+                                            requires_grad=True) for o in outputs)
+    grad_outputs = grad_outputs if isinstance(grad_outputs, tuple) else (grad_outputs,)
+    count = len(inputs)
+
+    def first_derivative(*args):
+        xs, vs = args[:count], args[count:]
+        needing = [x for x in xs if getattr(x, "requires_grad", False)]
+        grads = functional.grad(func(*xs), needing, vs, create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivative, inputs + tuple(grad_outputs), eps=eps, atol=atol,
+                     rtol=rtol, raise_exception=raise_exception)
