@@ -656,3 +656,51 @@ def test_gradgradcheck_finds_a_backward_that_is_right_only_once():
         return (tg.autograd.gradcheck(wrong.apply, (x,)),
                 tg.autograd.gradgradcheck(wrong.apply, (x,), raise_exception=False))
     run(prog)
+
+
+ACTIVATIONS = {
+    "softplus": lambda tg, x: tg.nn.functional.softplus(x * 10),
+    "softplus_beta_threshold": lambda tg, x: tg.nn.functional.softplus(x * 10, beta=2, threshold=15),
+    "softplus_module": lambda tg, x: tg.nn.Softplus(beta=0.5)(x) * x,
+    "silu": lambda tg, x: tg.nn.functional.silu(x * 3),
+    "silu_module": lambda tg, x: tg.nn.SiLU()(x) ** 2,
+    "gelu": lambda tg, x: tg.nn.functional.gelu(x * 2),
+    "gelu_tanh": lambda tg, x: tg.nn.functional.gelu(x, approximate="tanh") * 2,
+    "gelu_module": lambda tg, x: tg.nn.GELU()(x) * x,
+    "gelu_tanh_module": lambda tg, x: tg.nn.GELU(approximate="tanh")(x) * x,
+}
+
+
+@pytest.mark.parametrize("case", sorted(ACTIVATIONS))
+def test_activations_values_nodes_gradients_and_second_derivatives(case):
+    run(lambda tg: D.op_report(tg, ACTIVATIONS[case]))
+
+
+@pytest.mark.parametrize("case", sorted(ACTIVATIONS))
+def test_activations_in_float64(case):
+    def prog(tg):
+        x = tg.tensor([[1.5, -2.3, 0.5], [2.0, 0.1, -0.7]], dtype=tg.float64, requires_grad=True)
+        y = ACTIVATIONS[case](tg, x)
+        (g,) = tg.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = tg.autograd.grad(g.sum(), x)
+        return D.snap([y, g, h], version=False)
+    run(prog, rtol=1e-10, atol=1e-12)
+
+
+def test_activation_modules_print_as_torch():
+    run(lambda tg: [repr(tg.nn.Softplus(beta=2)), repr(tg.nn.SiLU(inplace=True)),
+                    repr(tg.nn.GELU(approximate="tanh")), repr(tg.nn.GELU())])
+
+
+def test_silu_in_place():
+    def prog(tg):
+        x = tg.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        h = x * 1
+        y = tg.nn.functional.silu(h, inplace=True)
+        y.sum().backward()
+        return {"same": y is h, "node": D.node_name(h.grad_fn), "grad": x.grad, "version": h._version}
+    run(prog)
+
+
+def test_gelu_refuses_other_approximations():
+    run(lambda tg: tg.nn.functional.gelu(tg.ones(2), approximate="sigmoid"), raises="RuntimeError")

@@ -171,6 +171,22 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return nn_ops.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
 
 
+def softplus(input, beta=1.0, threshold=20.0):
+    return nn_ops.SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
+
+
+def silu(input, inplace=False):
+    if inplace:
+        return nn_ops.SiluBackward0.apply_inplace(input)
+    return nn_ops.SiluBackward0.apply(input)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return nn_ops.GeluBackward0.apply(input, approximate=approximate)
+
+
 def sigmoid(input):
     return pointwise.sigmoid(input)
 

@@ -410,6 +410,130 @@ class LeakyReluBackward1(LeakyReluBackward0):
         return self._saved_result > 0
 
 
+class SoftplusBackward0(Operation):
+    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (no overflow)."""
+
+    def forward(self, a, beta, threshold):
+        self.save("self")
+        self._saved_beta, self._saved_threshold = beta, threshold
+        scaled = a * a.dtype.type(beta)
+        with np.errstate(over="ignore"):
+            smooth = np.log1p(np.exp(scaled)) / a.dtype.type(beta)
+        return np.where(scaled > threshold, a, smooth)
+
+    def backward(self, grad):
+        return SoftplusBackwardBackward0.apply(grad, self._saved_self, beta=self._saved_beta,
+                                               threshold=self._saved_threshold)
+
+
+class SoftplusBackwardBackward0(Operation):
+    """softplus's gradient, ``grad * sigmoid(beta x)`` (just ``grad`` past the threshold),
+    as one node: PyTorch's softplus_backward."""
+    input_names = ("grad_output", "self")
+
+    def forward(self, grad, a, beta, threshold):
+        self.save("grad_output")
+        self.save("self")
+        self._saved_beta, self._saved_threshold = beta, threshold
+        scaled = a * a.dtype.type(beta)
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.exp(scaled)
+            return np.where(scaled > threshold, grad, grad * z / (z + 1))
+
+    def backward(self, grad):
+        from teachgrad.ops.pointwise import SigmoidBackwardBackward0, times_number
+        x, beta, threshold = self._saved_self, self._saved_beta, self._saved_threshold
+        grad_grad_output = SoftplusBackwardBackward0.apply(grad, x, beta=beta,
+                                                           threshold=threshold)
+        scaled = times_number(x, beta)
+        curvature = SigmoidBackwardBackward0.apply(grad * self._saved_grad_output,
+                                                   scaled.sigmoid())
+        grad_self = times_number(curvature * (scaled < threshold).to(grad.dtype), beta)
+        return grad_grad_output, grad_self
+
+
+class SiluBackward0(Operation):
+    """x * sigmoid(x)."""
+
+    def forward(self, a):
+        self.save("self")
+        with np.errstate(over="ignore"):
+            return a / (1 + np.exp(-a))
+
+    def backward(self, grad):
+        x = self._saved_self
+        s = x.sigmoid()
+        return grad * s * (1 + x * (1 - s))      # PyTorch's infinitely differentiable form
+
+
+_SQRT_HALF = 0.7071067811865476                  # 1 / sqrt(2)
+_NORMAL_PDF = 0.3989422804014327                 # 1 / sqrt(2 pi)
+_TANH_SCALE = 0.7978845608028654                 # sqrt(2 / pi)
+_TANH_KAPPA = 0.044715
+
+
+class GeluBackward0(Operation):
+    """x * Phi(x), Phi the standard normal's distribution function (``approximate="tanh"``:
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))))."""
+
+    def forward(self, a, approximate):
+        self.save("self")
+        self._saved_approximate = approximate
+        dtype = a.dtype.type
+        if approximate == "tanh":
+            inner = dtype(_TANH_SCALE) * (a + dtype(_TANH_KAPPA) * a * a * a)
+            return dtype(0.5) * a * (1 + np.tanh(inner))
+        from teachgrad.ops.pointwise import ErfBackward0
+        return a * dtype(0.5) * (1 + ErfBackward0._erf(a * dtype(_SQRT_HALF)).astype(a.dtype))
+
+    def backward(self, grad):
+        return GeluBackwardBackward0.apply(grad, self._saved_self,
+                                           approximate=self._saved_approximate)
+
+
+class GeluBackwardBackward0(Operation):
+    """gelu's gradient as one node (PyTorch's gelu_backward)."""
+    input_names = ("grad_output", "self")
+
+    def forward(self, grad, a, approximate):
+        self.save("grad_output")
+        self.save("self")
+        self._saved_approximate = approximate
+        dtype = a.dtype.type
+        if approximate == "tanh":
+            inner = dtype(_TANH_SCALE) * (a + dtype(_TANH_KAPPA) * a * a * a)
+            tanh_inner = np.tanh(inner)
+            slope = dtype(0.5) * a * (1 - tanh_inner * tanh_inner) * dtype(_TANH_SCALE) * (
+                1 + dtype(3 * _TANH_KAPPA) * a * a)
+            return grad * (dtype(0.5) * (1 + tanh_inner) + slope)
+        from teachgrad.ops.pointwise import ErfBackward0
+        cdf = dtype(0.5) * (1 + ErfBackward0._erf(a * dtype(_SQRT_HALF)).astype(a.dtype))
+        pdf = np.exp(dtype(-0.5) * a * a) * dtype(_NORMAL_PDF)
+        return grad * (cdf + a * pdf)
+
+    def backward(self, grad):
+        """PyTorch's gelu_double_backward: d(gelu') / dx, written with teachgrad ops."""
+        from teachgrad.ops.pointwise import times_number
+        x, grad_output = self._saved_self, self._saved_grad_output
+        grad_grad_output = GeluBackwardBackward0.apply(grad, x,
+                                                       approximate=self._saved_approximate)
+        if self._saved_approximate == "tanh":
+            inner = times_number(x + times_number(x.pow(3), _TANH_KAPPA), _TANH_SCALE)
+            tanh_inner = inner.tanh()
+            g = 1 - tanh_inner * tanh_inner                    # sech^2 of inner
+            h = times_number(1 + times_number(x * x, 3 * _TANH_KAPPA), _TANH_SCALE)
+            half_x = times_number(x, 0.5)
+            f_prime_gh = times_number(g * h, 0.5)
+            g_prime_fh = half_x * h * (-2 * g * tanh_inner * h)
+            h_prime_fg = half_x * g * times_number(x, 6 * _TANH_KAPPA * _TANH_SCALE)
+            curvature = f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg
+        else:
+            squared = x * x
+            pdf = times_number(times_number(squared, -0.5).exp(), _NORMAL_PDF)
+            curvature = 2 * pdf - squared * pdf
+        return grad_grad_output, grad * grad_output * curvature
+
+
 class ConstantPadNdBackward0(Operation):
     """``F.pad``: ``pad = (left, right, top, bottom, ...)`` from the last dimension backwards.
 
