@@ -704,3 +704,36 @@ def test_silu_in_place():
 
 def test_gelu_refuses_other_approximations():
     run(lambda tg: tg.nn.functional.gelu(tg.ones(2), approximate="sigmoid"), raises="RuntimeError")
+
+
+CLAMPS = {
+    "both_bounds": lambda tg, x, lo, hi: tg.clamp(x, min=lo, max=hi),
+    "min_only": lambda tg, x, lo, hi: tg.clamp(x, min=lo),
+    "max_only": lambda tg, x, lo, hi: x.clamp(max=hi),
+    "crossed_bounds": lambda tg, x, lo, hi: tg.clamp(x, min=hi, max=lo),
+    "number_and_tensor_broadcast": lambda tg, x, lo, hi: x.clamp(min=lo[:1], max=hi),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLAMPS))
+def test_clamp_with_tensor_bounds_sends_gradients_as_torch(case):
+    """Ties (x equal to a bound) go to x, as in PyTorch."""
+    def prog(tg):
+        x = tg.tensor([1.0, 1.0, 0.0, 3.0, -2.0], requires_grad=True)
+        lo = tg.tensor([0.0, 1.0, 0.0, 0.0, 0.0], requires_grad=True)
+        hi = tg.tensor([1.0, 2.0, 1.0, 2.0, -1.0], requires_grad=True)
+        y = CLAMPS[case](tg, x, lo, hi)
+        (y * tg.arange(1.0, 6.0)).sum().backward()
+        return {"y": y, "node": D.node_name(y.grad_fn), "x": x.grad, "lo": lo.grad, "hi": hi.grad,
+                "edges": [D.node_name(n) for n, _ in y.grad_fn.next_functions]}
+    run(prog)
+
+
+def test_clamp_with_tensor_bounds_promotes_and_saves_as_torch():
+    def prog(tg):
+        ints = tg.tensor([1, 5])
+        y = tg.clamp(tg.tensor([1.0, 5.0], requires_grad=True), min=tg.tensor([2.0, 2.0]))
+        return {"int": tg.clamp(ints, min=tg.tensor([2, 2])),
+                "promoted": tg.clamp(ints, min=tg.tensor([2.5, 2.0])),
+                "saved_max": y.grad_fn._saved_max, "saved_min": y.grad_fn._saved_min}
+    run(prog)

@@ -340,6 +340,34 @@ class ClampBackward1(Operation):
         return grad * inside
 
 
+class ClampBackward0(Operation):
+    """Clamp between tensor bounds (either may be absent: then a placeholder tensor that
+    needs no grad fills its place, and its ``_saved_`` attribute is None)."""
+    input_names = ("self", "min", "max")
+
+    def forward(self, a, low, high, has_min, has_max):
+        self._has_min, self._has_max = has_min, has_max
+        self.save("self")
+        if has_min:
+            self.save("min")
+        if has_max:
+            self.save("max")
+        out = np.maximum(a, low) if has_min else a
+        return np.minimum(out, high) if has_max else out
+
+    def backward(self, grad):
+        """PyTorch's clamp_backward and clamp_backward_min_max: ``x`` gets the gradient where
+        it lies within the bounds; a bound gets it where it was the one that won."""
+        x, low, high = self._saved_self, self._saved_min, self._saved_max
+        if low is not None and high is not None:
+            inside = (x >= low) & (x <= high)
+            return (where(inside, grad, 0.0), where((x < low) & (low < high), grad, 0.0),
+                    where((x > high) | (high < low), grad, 0.0))
+        if low is not None:
+            return where(x >= low, grad, 0.0), where(x < low, grad, 0.0), None
+        return where(x <= high, grad, 0.0), None, where(x > high, grad, 0.0)
+
+
 class WhereBackward0(Operation):
     input_names = ("self", "other")
     kept_names = ("condition",)
@@ -695,12 +723,11 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        result = input
-        if min is not None:
-            result = maximum(result, as_tensor_like(min, input))
-        if max is not None:
-            result = minimum(result, as_tensor_like(max, input))
-        return result
+        absent = Tensor._make(np.zeros((), dtype=input._data.dtype))
+        return ClampBackward0.apply(
+            input, absent if min is None else as_tensor_like(min, input),
+            absent if max is None else as_tensor_like(max, input),
+            has_min=min is not None, has_max=max is not None)
     return ClampBackward1.apply(_lift_to_number_category(input, min, max), min=min, max=max)
 
 
