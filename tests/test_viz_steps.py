@@ -172,6 +172,26 @@ def test_explain_names_the_changed_tensor_and_draws_the_inplace_operation():
     assert 'style="filled,dashed,bold"' in drawing.source                 # the in-place node
 
 
+@pytest.mark.parametrize("how", ["detach", "no_grad"])
+def test_explain_does_not_blame_the_node_that_made_a_tensor_changed_unrecorded(how):
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = w * 2
+    loss = (h * w).sum()
+    if how == "detach":
+        h.detach()[0] = 100.0          # same version counter, but no node records the change
+    else:
+        with torch.no_grad():
+            h[0] = 100.0
+    try:
+        loss.backward()
+    except RuntimeError as error:
+        drawing = tv.explain(error, names={"h": h, "w": w})
+    sentence = str(drawing).splitlines()[0]
+    assert "(`h`) was then changed in place without any node recording it" in sentence
+    assert "now recorded as its grad_fn" not in sentence
+    assert not any("<- the in-place change" in line for line in str(drawing).splitlines())
+
+
 @needs_dot
 def test_explain_renders_valid_svg():
     ET.fromstring(tv.explain(inplace_error()).svg().encode("utf-8"))

@@ -28,7 +28,10 @@ def what_happened(node, saved, changer=None, tensor_name=None):
     else:
         needed = f"its input `{slot}`" if slot else "one of its inputs"
     which = f"that tensor (`{tensor_name}`)" if tensor_name else "that tensor"
-    by = f", by the operation now recorded as its grad_fn, {labels.node_title(changer)}" if changer else ""
+    if changer is not None:
+        by = f", by the operation now recorded as its grad_fn, {labels.node_title(changer)}"
+    else:
+        by = " without any node recording it, under no_grad or through detach()"
     return (f"{labels.node_title(node)} saved {needed} (shape {labels.shape_text(saved.shape)}, at version "
             f"{saved.saved_version}) to compute its gradient, but {which} was then changed "
             f"in place{by} (it is at version {saved.current_version} now), so backward stopped "
@@ -45,6 +48,8 @@ def explain(error, names=None, legend=True, max_nodes=60):
     changed = getattr(error, "tensor", None)
     names = naming.resolve(names, [changed] if changed is not None else [])
     changer = changed.grad_fn if changed is not None else None
+    if changer is not None and changer._sequence_nr() <= node._sequence_nr():
+        changer = None    # the tensor's grad_fn is older than the save: the change was not recorded
     roots = [(node, 0)] + ([(changer, 0)] if changer is not None and changer is not node else [])
     graph = Graph(roots, max_nodes)
     tensor_name = names.of(changed) if changed is not None else None
