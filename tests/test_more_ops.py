@@ -737,3 +737,19 @@ def test_clamp_with_tensor_bounds_promotes_and_saves_as_torch():
                 "promoted": tg.clamp(ints, min=tg.tensor([2.5, 2.0])),
                 "saved_max": y.grad_fn._saved_max, "saved_min": y.grad_fn._saved_min}
     run(prog)
+
+
+def test_gradcheck_prints_one_row_per_input_element_as_torch():
+    def prog(tg):
+        class Wrong(tg.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.repeat(3)[:3] * x.sum()
+
+            @staticmethod
+            def backward(ctx, grad):
+                return tg.ones(2, dtype=tg.float64) * grad.sum()
+        x = tg.tensor([0.5, 1.5], dtype=tg.float64, requires_grad=True)
+        tg.autograd.gradcheck(Wrong.apply, (x,))
+    run(prog, raises="RuntimeError",
+        contains=("numerical:tensor([[2.5000, 1.5000, 2.5000],\n        [0.5000, 3.5000, 0.5000]]",))

@@ -69,10 +69,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
             if not raise_exception:
                 return False
-            dtype = inputs[index].dtype.numpy
+            dtype = inputs[index].dtype.numpy       # (PyTorch prints one row per input element)
             raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {index},\n"
-                                 f"numerical:{Tensor._make(numerical.astype(dtype))!r}\n"
-                                 f"analytical:{Tensor._make(analytical.astype(dtype))!r}\n")
+                                 f"numerical:{Tensor._make(numerical.T.astype(dtype))!r}\n"
+                                 f"analytical:{Tensor._make(analytical.T.astype(dtype))!r}\n")
     return True
 
 
