@@ -429,7 +429,7 @@ def test_numpy_of_a_tensor_that_requires_grad_is_allowed_under_no_grad():
     run(lambda tg: tg.ones(2, requires_grad=True).numpy(), raises="RuntimeError")
 
 
-def test_inference_mode_switched_off_changes_nothing():
+def test_inference_mode_switched_off_records_as_enable_grad_does():
     def prog(tg):
         x = tg.ones(2, requires_grad=True)
         with tg.inference_mode(False):
@@ -444,7 +444,11 @@ def test_inference_mode_switched_off_changes_nothing():
         @tg.inference_mode
         def bare():
             return (x * 2).requires_grad
-        return kept, dropped, decorated(), bare(), tg.is_grad_enabled()
+        with tg.no_grad():
+            with tg.inference_mode(False):
+                inside_no_grad = tg.is_grad_enabled()
+            after = tg.is_grad_enabled()
+        return kept, dropped, decorated(), bare(), tg.is_grad_enabled(), inside_no_grad, after
     run(prog)
 
 

@@ -77,8 +77,9 @@ class enable_grad(_GradModeBlock):
 
 
 class inference_mode(_GradModeBlock):
-    """Like no_grad; ``inference_mode(False)`` changes nothing. (teachgrad does not model
-    PyTorch's inference tensors, which may not enter a graph even later.)"""
+    """Like no_grad; ``inference_mode(False)`` switches recording on, like enable_grad.
+    (teachgrad does not model PyTorch's inference tensors, which may not enter a graph
+    even later.)"""
     switched_on = True
 
     def __new__(cls, mode=True):
@@ -90,8 +91,7 @@ class inference_mode(_GradModeBlock):
 
     def __enter__(self):
         self.previous = _state["enabled"]
-        if self.switched_on:
-            _state["enabled"] = False
+        _state["enabled"] = not self.switched_on
 
     def _new_block(self):
         return inference_mode(self.switched_on)
