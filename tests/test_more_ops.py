@@ -757,3 +757,25 @@ def test_gradcheck_prints_one_row_per_input_element_as_torch():
         tg.autograd.gradcheck(Wrong.apply, (x,))
     run(prog, raises="RuntimeError",
         contains=("numerical:tensor([[2.5000, 1.5000, 2.5000],\n        [0.5000, 3.5000, 0.5000]]",))
+
+
+QUIET_OPS = {
+    "exp_overflow": lambda tg, x: x.exp().sum().backward(),
+    "expm1_overflow": lambda tg, x: x.expm1(),
+    "divide_by_zero": lambda tg, x: (x / tg.zeros(3)).sum().backward(),
+    "sqrt_backward_at_zero": lambda tg, x: tg.zeros(2, requires_grad=True).sqrt().sum().backward(),
+    "negative_base_fractional_power": lambda tg, x: x ** 0.5,
+    "zero_to_a_negative_power": lambda tg, x: tg.zeros(2) ** -1.0,
+    "tensor_power": lambda tg, x: tg.zeros(3) ** (x * 0 - 1),
+    "number_to_a_tensor_power": lambda tg, x: 0.0 ** (x * 0 - 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(QUIET_OPS))
+def test_inf_and_nan_come_without_numpy_warnings_as_in_torch(case):
+    import warnings
+    import teachgrad
+    x = teachgrad.tensor([-1000.0, 0.0, 1000.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        QUIET_OPS[case](teachgrad, x)

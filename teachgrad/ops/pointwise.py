@@ -14,6 +14,12 @@ from teachgrad.autograd.operation import Operation
 from teachgrad.tensor import Tensor
 
 
+# PyTorch computes inf and nan without a word: numpy's warnings for them are switched off
+# around the operations that produce them (overflowing exp, x / 0, 0 ** -1, (-1) ** 0.5).
+def quiet():
+    return np.errstate(over="ignore", divide="ignore", invalid="ignore")
+
+
 def as_tensor_like(value, like):
     """A Python number as a 0-d tensor of the dtype the operation will compute in.
 
@@ -86,7 +92,8 @@ class DivBackward0(Operation):
             self.save("self")
         if a.dtype.kind != "f":     # integer / integer is true division, in float
             a, b = (x.astype(dtypes.get_default_dtype().numpy) for x in (a, b))
-        return a / b
+        with quiet():
+            return a / b
 
     def backward(self, grad):
         other = self._saved_other
@@ -109,7 +116,9 @@ class PowBackward0(Operation):
     def forward(self, a, exponent):
         self.save("self")
         self._saved_exponent = exponent
-        return np.power(a, np.asarray(exponent, dtype=a.dtype) if a.dtype.kind == "f" else exponent)
+        with quiet():
+            return np.power(a, np.asarray(exponent, dtype=a.dtype) if a.dtype.kind == "f"
+                            else exponent)
 
     def backward(self, grad):
         exponent, x = self._saved_exponent, self._saved_self
@@ -127,7 +136,8 @@ class PowBackward1(Operation):
         self.save("exponent")
         if self.needs_input_grad[1]:
             self.save("result")
-        return np.power(a, b)
+        with quiet():
+            return np.power(a, b)
 
     def backward(self, grad):
         base, exponent = self._saved_self, self._saved_exponent
@@ -146,7 +156,8 @@ class PowBackward2(Operation):
     def forward(self, exponent, base):
         self._saved_self = base
         self.save("result")
-        return np.power(np.asarray(base, dtype=exponent.dtype), exponent).astype(exponent.dtype)
+        with quiet():
+            return np.power(np.asarray(base, dtype=exponent.dtype), exponent).astype(exponent.dtype)
 
     def backward(self, grad):
         return grad * self._saved_result * float(np.log(self._saved_self))
@@ -161,7 +172,8 @@ class UnaryFloatOperation(Operation):
 class ExpBackward0(UnaryFloatOperation):
     def forward(self, a):
         self.save("result")
-        return np.exp(a)
+        with quiet():
+            return np.exp(a)
 
     def backward(self, grad):
         return grad * self._saved_result
@@ -192,7 +204,8 @@ class Expm1Backward0(UnaryFloatOperation):
     """exp(x) - 1, accurate for small x."""
     def forward(self, a):
         self.save("result")
-        return np.expm1(a)
+        with quiet():
+            return np.expm1(a)
 
     def backward(self, grad):
         return grad * (self._saved_result + 1)
