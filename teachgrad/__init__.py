@@ -22,17 +22,21 @@ from teachgrad.ops.indexing import (gather, index as _index, index_add, index_se
                                     masked_scatter, masked_select, nonzero, scatter, scatter_add)
 from teachgrad.ops.inplace import clamp_, exp_, fill_, neg_, relu_, sigmoid_, tanh_, zero_
 from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
-from teachgrad.ops.pointwise import (abs, add, addcdiv, addcmul, allclose, ceil, clamp, clone,
-                                     cos, div, eq, equal, erf, exp, expm1, floor, ge, gt,
-                                     isclose, isfinite, isnan, le, lerp, log, log1p,
+from teachgrad.ops.pointwise import (abs, acos, add, addcdiv, addcmul, allclose, asin, atan,
+                                     atan2, ceil, clamp, clone, cos, cosh, div, eq, equal, erf,
+                                     exp, expm1, floor, floor_divide, ge, gt, isclose,
+                                     isfinite, isinf, isnan, le, lerp, log, log10, log1p, log2,
+                                     remainder, sinh, tan, trunc, asin as arcsin, acos as arccos,
+                                     atan as arctan, atan2 as arctan2, trunc as fix,
                                      logical_and, logical_not, logical_or, lt, masked_fill,
                                      maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
                                      round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
                                      where)
 from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argsort, cumsum,
                                      log_softmax, logsumexp, max, mean, min, norm, prod, softmax,
-                                     sort, std, sum, topk, var)
-from teachgrad.ops.shape import (cat, chunk, diag, diag_embed, diagonal, expand, flatten, flip,
+                                     sort, std, sum, topk, trace, var)
+from teachgrad.ops.shape import (broadcast_tensors, broadcast_to, cat, chunk, diag, diag_embed,
+                                 diagonal, diff, expand, flatten, flip, hstack, vstack,
                                  meshgrid, movedim, narrow, permute, reshape, roll, select,
                                  split, squeeze, stack, t, tile, transpose, tril, triu, unbind,
                                  unsqueeze, transpose as swapaxes, transpose as swapdims)

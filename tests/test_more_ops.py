@@ -779,3 +779,44 @@ def test_inf_and_nan_come_without_numpy_warnings_as_in_torch(case):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         QUIET_OPS[case](teachgrad, x)
+
+
+MORE_FUNCTIONS = {
+    "tan": lambda tg, x: (x * 0.5).tan(),
+    "asin": lambda tg, x: tg.asin(x * 0.3),
+    "acos": lambda tg, x: (x * 0.3).acos() * x,
+    "atan": lambda tg, x: x.atan() ** 2,
+    "arctan_alias": lambda tg, x: tg.arctan(x),
+    "atan2": lambda tg, x: tg.atan2(x, x.flip(1) + 0.5),
+    "atan2_number": lambda tg, x: x.atan2(tg.tensor(2.0)),
+    "sinh": lambda tg, x: x.sinh() * x,
+    "cosh": lambda tg, x: tg.cosh(x),
+    "log2": lambda tg, x: x.abs().log2(),
+    "log10": lambda tg, x: tg.log10(x.abs()) * x,
+    "trunc": lambda tg, x: (x * 3).trunc() * x,
+    "trace": lambda tg, x: tg.trace(x * x) * x,
+    "trace_method": lambda tg, x: x.t().trace() ** 2,
+    "broadcast_to": lambda tg, x: tg.broadcast_to(x[0], (4, 3)) ** 2,
+    "broadcast_tensors": lambda tg, x: sum(t ** 2 for t in tg.broadcast_tensors(x, x[:, :1])),
+    "hstack": lambda tg, x: tg.hstack([x, x * 2]) ** 2,
+    "hstack_vectors": lambda tg, x: tg.hstack([x[0], x[1].exp()]) ** 2,
+    "vstack": lambda tg, x: tg.vstack([x[0], x[1] * 2, x]) ** 2,
+    "diff": lambda tg, x: tg.diff(x) ** 2,
+    "diff_twice_dim0": lambda tg, x: x.diff(n=2, dim=1) * x[:, :1],
+}
+
+
+@pytest.mark.parametrize("case", sorted(MORE_FUNCTIONS))
+def test_more_functions_match_torch(case):
+    run(lambda tg: D.op_report(tg, MORE_FUNCTIONS[case]))
+
+
+def test_isinf_fix_and_integer_trace():
+    run(lambda tg: [tg.isinf(tg.tensor([1.0, float("inf"), -float("inf"), float("nan")])),
+                    tg.fix(tg.tensor([-1.5, 2.7])), tg.trace(tg.tensor([[1, 2], [3, 4]])),
+                    tg.vstack([tg.tensor(1.0), tg.tensor(2.0)]).shape,
+                    tg.remainder(tg.tensor([5, -5]), 3), tg.floor_divide(tg.tensor([5, -5]), 3)])
+
+
+def test_trace_of_a_vector_raises():
+    run(lambda tg: tg.trace(tg.ones(3)), raises="RuntimeError")

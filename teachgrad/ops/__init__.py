@@ -74,6 +74,11 @@ METHODS = {
     "round": pointwise.round, "log1p": pointwise.log1p, "expm1": pointwise.expm1,
     "rsqrt": pointwise.rsqrt, "erf": pointwise.erf, "lerp": pointwise.lerp,
     "addcmul": pointwise.addcmul, "addcdiv": pointwise.addcdiv,
+    "tan": pointwise.tan, "asin": pointwise.asin, "acos": pointwise.acos, "atan": pointwise.atan,
+    "arcsin": pointwise.asin, "arccos": pointwise.acos, "arctan": pointwise.atan,
+    "atan2": pointwise.atan2, "arctan2": pointwise.atan2, "sinh": pointwise.sinh,
+    "cosh": pointwise.cosh, "log2": pointwise.log2, "log10": pointwise.log10,
+    "trunc": pointwise.trunc, "fix": pointwise.trunc, "isinf": pointwise.isinf,
     "where": lambda self, condition, other: pointwise.where(condition, self, other),
     # conversions
     "to": _to, "type": _type,
@@ -104,7 +109,8 @@ METHODS = {
     "tril": shape.tril, "triu": shape.triu, "roll": shape.roll,
     "repeat": _size_args(shape.repeat), "tile": _size_args(shape.tile),
     "movedim": shape.movedim, "diagonal": shape.diagonal, "diag": shape.diag,
-    "diag_embed": shape.diag_embed,
+    "diag_embed": shape.diag_embed, "broadcast_to": shape.broadcast_to, "diff": shape.diff,
+    "trace": reduction.trace,
     # matrix products
     "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "dot": linalg.dot,
     "bmm": linalg.bmm, "outer": linalg.outer,

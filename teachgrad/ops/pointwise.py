@@ -250,6 +250,103 @@ class CosBackward0(UnaryFloatOperation):
         return grad * -self._saved_self.sin()
 
 
+class TanBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("result")
+        return np.tan(a)
+
+    def backward(self, grad):
+        return grad * (1 + self._saved_result.pow(2))
+
+
+class AsinBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        with quiet():
+            return np.arcsin(a)
+
+    def backward(self, grad):
+        x = self._saved_self
+        return grad * (-x * x + 1).rsqrt()
+
+
+class AcosBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        with quiet():
+            return np.arccos(a)
+
+    def backward(self, grad):
+        x = self._saved_self
+        return grad * -((-x * x + 1).rsqrt())
+
+
+class AtanBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        return np.arctan(a)
+
+    def backward(self, grad):
+        x = self._saved_self
+        return grad / (x * x + 1)
+
+
+class SinhBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        with quiet():
+            return np.sinh(a)
+
+    def backward(self, grad):
+        return grad * self._saved_self.cosh()
+
+
+class CoshBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        with quiet():
+            return np.cosh(a)
+
+    def backward(self, grad):
+        return grad * self._saved_self.sinh()
+
+
+class Log2Backward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        with quiet():
+            return np.log2(a)
+
+    def backward(self, grad):
+        return grad / times_number(self._saved_self, 0.6931471805599453)      # x ln 2
+
+
+class Log10Backward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        with quiet():
+            return np.log10(a)
+
+    def backward(self, grad):
+        return grad / times_number(self._saved_self, 2.3025850929940456)      # x ln 10
+
+
+class Atan2Backward0(Operation):
+    """The angle of the point (other, self): atan2(y, x)."""
+    input_names = ("self", "other")
+    promote = "float"
+
+    def forward(self, y, x):
+        self.save("self")
+        self.save("other")
+        return np.arctan2(y, x)
+
+    def backward(self, grad):
+        y, x = self._saved_self, self._saved_other
+        recip = (y * y + x * x).reciprocal()
+        return grad * x * recip, grad * -y * recip
+
+
 class TanhBackward0(UnaryFloatOperation):
     def forward(self, a):
         self.save("result")
@@ -417,6 +514,10 @@ class FloorBackward0(StepFunction):
 
 class CeilBackward0(StepFunction):
     numpy_function = np.ceil
+
+
+class TruncBackward0(StepFunction):
+    numpy_function = np.trunc
 
 
 class RoundBackward0(StepFunction):
@@ -919,3 +1020,47 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
                            "implementation: (input + value * tensor1 / tensor2), for all "
                            "dtypes.")
     return AddcdivBackward0.apply(input, tensor1, tensor2, value=value)
+
+
+def tan(input):
+    return TanBackward0.apply(input)
+
+
+def asin(input):
+    return AsinBackward0.apply(input)
+
+
+def acos(input):
+    return AcosBackward0.apply(input)
+
+
+def atan(input):
+    return AtanBackward0.apply(input)
+
+
+def atan2(input, other):
+    return Atan2Backward0.apply(input, as_tensor_like(other, input))
+
+
+def sinh(input):
+    return SinhBackward0.apply(input)
+
+
+def cosh(input):
+    return CoshBackward0.apply(input)
+
+
+def log2(input):
+    return Log2Backward0.apply(input)
+
+
+def log10(input):
+    return Log10Backward0.apply(input)
+
+
+def trunc(input):
+    return TruncBackward0.apply(input)
+
+
+def isinf(input):
+    return Tensor._make(np.isinf(input._data))

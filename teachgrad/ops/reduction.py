@@ -173,6 +173,22 @@ def _product_gradient(grad, x, result, dim):
                  where(lone_zero, grad * others, 0.0))
 
 
+class TraceBackward0(Operation):
+    """The sum of a matrix's diagonal."""
+
+    def forward(self, a):
+        if a.ndim != 2:
+            raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
+        self._self_sizes = a.shape
+        return np.asarray(np.trace(a, dtype=_sum_dtype(a, None)))
+
+    def backward(self, grad):
+        from teachgrad import creation
+        rows, columns = self._self_sizes
+        diagonal = creation.eye(rows, columns, dtype=grad.dtype).reshape(-1)
+        return (diagonal * grad).view(rows, columns)
+
+
 class CumsumBackward0(Operation):
     """Running sums along ``dim``: each input reaches every later output, so its gradient
     is the running sum of the gradients taken from the end."""
@@ -587,3 +603,7 @@ def any(input, dim=None):
     if dim is None:
         return Tensor._make(np.asarray(np.any(input._data)))
     return Tensor._make(np.any(input._data, axis=dim))
+
+
+def trace(input):
+    return TraceBackward0.apply(input)

@@ -692,3 +692,35 @@ def _check_grid_inputs(tensors):
                                f"but got: {tensor.ndim}D tensor of shape {list(tensor.shape)}")
         if tensor.dtype is not tensors[0].dtype:
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+
+
+def broadcast_to(input, size):
+    return expand(input, *size)
+
+
+def broadcast_tensors(*tensors):
+    """Each tensor expanded to the shape they broadcast to together."""
+    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, *shape) for t in tensors)
+
+
+def hstack(tensors):
+    """Side by side: along dimension 1, or 0 for vectors (numbers count as vectors)."""
+    tensors = [t.reshape(1) if t.ndim == 0 else t for t in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    """One on top of the other, vectors as rows (numbers as 1 x 1 matrices)."""
+    rows = [t.reshape(1, 1) if t.ndim == 0 else unsqueeze(t, 0) if t.ndim == 1 else t
+            for t in tensors]
+    return cat(rows, 0)
+
+
+def diff(input, n=1, dim=-1):
+    """Differences of neighbours along ``dim``, ``n`` times."""
+    dim = _check_dim(dim, input.ndim)
+    for _ in range(n):
+        size = input.shape[dim]
+        input = narrow(input, dim, 1, size - 1) - narrow(input, dim, 0, size - 1)
+    return input
