@@ -820,3 +820,39 @@ def test_isinf_fix_and_integer_trace():
 
 def test_trace_of_a_vector_raises():
     run(lambda tg: tg.trace(tg.ones(3)), raises="RuntimeError")
+
+
+INDEXINGS = {
+    "tensor": lambda tg, x: x[tg.tensor([1, 0])],
+    "mask": lambda tg, x: x[x > 2],
+    "list_in_second_dim": lambda tg, x: x[:, [0, 2]],
+    "tensor_then_slice": lambda tg, x: x[tg.tensor([1, 0]), 1:],
+    "two_tensors": lambda tg, x: x[tg.tensor([0, 1]), tg.tensor([2, 0])],
+}
+
+
+@pytest.mark.parametrize("case", sorted(INDEXINGS))
+def test_index_saves_its_index_tensors_as_torch(case):
+    def prog(tg):
+        x = tg.arange(6.0).view(2, 3).requires_grad_()
+        y = INDEXINGS[case](tg, x)
+        names = [n for n in dir(y.grad_fn) if "indices" in n]
+        return {"y": y, "indices": y.grad_fn._saved_indices, "names": names}
+    run(prog)
+
+
+def test_an_index_changed_in_place_and_a_second_backward_raise_as_torch():
+    def changed(tg):
+        x = tg.arange(6.0).requires_grad_()
+        index = tg.tensor([1, 0])
+        y = x[index]
+        index.add_(0)
+        y.sum().backward()
+    run(changed, raises="RuntimeError", msg=VERSION_MSG, contains=("LongTensor [2]] is at version 1",))
+
+    def twice(tg):
+        x = tg.arange(6.0).requires_grad_()
+        y = x[tg.tensor([1, 0])].sum()
+        y.backward()
+        y.backward()
+    run(twice, raises="RuntimeError", msg="Trying to backward through the graph a second time")

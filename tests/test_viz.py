@@ -486,3 +486,15 @@ def test_a_node_with_several_outputs_is_named_by_all_its_pieces():
     assert text.splitlines()[1:] == ["├─ UnbindBackward0  a, b, c  [b1]",
                                      "│  └─ AccumulateGrad  x",
                                      "└─ UnbindBackward0  a, b, c  [b1, see above]"]
+
+
+def test_backward_drawing_shows_an_index_nodes_saved_index_tensors():
+    import teachgrad
+    from teachgrad import viz
+    x = teachgrad.arange(6.0).view(2, 3).requires_grad_()
+    y = x[:, [0, 2]].sum()
+    before = str(viz.draw_backward(y, show_saved=True))
+    y.backward()
+    after = str(viz.draw_backward(y, show_saved=True))
+    assert "saved indices[1]: (2,), v0" in before
+    assert "saved indices[1]: (2,), freed" in after

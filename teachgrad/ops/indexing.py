@@ -7,6 +7,7 @@ Indexing with a bool mask or an integer tensor copies (``IndexBackward0``).
 """
 import numpy as np
 
+from teachgrad.autograd.graph import SavedTensor
 from teachgrad.autograd.operation import Operation
 from teachgrad.ops.shape import AliasBackward0, ViewOperation, _check_dim, unsqueeze
 from teachgrad.tensor import Tensor
@@ -65,17 +66,48 @@ class SliceBackward0(ViewOperation):
 
 
 class IndexBackward0(Operation):
+    """``x[index]`` with tensors (or lists) in the index. The index tensors are saved like
+    inputs, one per indexed dimension (``_saved_indices``, None for a ``:``): changing one in
+    place before backward raises PyTorch's error, and a second backward finds them freed."""
     promote = "none"
 
-    def forward(self, a, key):
+    def forward(self, a, key, indices):
         self._self_sizes, self._key = a.shape, key
+        self._index_count = len(indices)
+        if self._recording:
+            for position, tensor in enumerate(indices):
+                if tensor is not None:
+                    self._saved[f"indices{position}"] = SavedTensor(tensor)
         try:
             return a[key]
         except IndexError as error:
             raise IndexError(_torch_index_message(error, a, key)) from None
 
+    @property
+    def _saved_indices(self):
+        return self._collect(lambda saved: saved.unpack(self))
+
+    @property
+    def _raw_saved_indices(self):
+        return self._collect(lambda saved: saved)
+
+    def _collect(self, read):
+        indices = [read(self._saved[f"indices{i}"]) if f"indices{i}" in self._saved else None
+                   for i in range(self._index_count)]
+        while indices and indices[-1] is None:       # PyTorch lists up to the last index
+            indices.pop()
+        return tuple(indices)
+
+    def __dir__(self):
+        names = [n for n in super().__dir__() if not n.startswith(("_saved_indices",
+                                                                   "_raw_saved_indices"))]
+        return sorted(names + ["_raw_saved_indices", "_saved_indices"])
+
     def backward(self, grad):
-        return IndexBackwardBackward0.apply(grad, shape=self._self_sizes, key=self._key,
+        key = tuple(part if f"indices{i}" not in self._saved
+                    else self._saved[f"indices{i}"].unpack(self)._data      # version-checked
+                    for i, part in enumerate(self._key))
+        return IndexBackwardBackward0.apply(grad, shape=self._self_sizes, key=key,
                                             accumulate=True)
 
 
@@ -301,7 +333,7 @@ def index(input, key):
     parts = tuple(_as_basic(p) for p in (key if isinstance(key, tuple) else (key,)))
     if any(_is_advanced(p) for p in parts):
         if all(_is_advanced(p) or p == slice(None) for p in parts):
-            return IndexBackward0.apply(input, key=_numpy_key(parts))
+            return _advanced_index(input, parts)
         return _mixed_index(input, parts)
     if all(p is Ellipsis for p in parts):
         return AliasBackward0.apply_view(input, lambda t: t[...])
@@ -321,7 +353,15 @@ def _mixed_index(input, parts):
     viewed = _basic_index(input, held)
     remaining = tuple(p if _is_advanced(p) or p is Ellipsis else slice(None)
                       for p in parts if not isinstance(p, int))   # an int removed its dim
-    return IndexBackward0.apply(viewed, key=_numpy_key(remaining))
+    return _advanced_index(viewed, remaining)
+
+
+def _advanced_index(input, parts):
+    """IndexBackward0, given the index tensors to save (a list becomes a tensor first)."""
+    indices = tuple(p if isinstance(p, Tensor) else
+                    Tensor._make(np.asarray(p)) if isinstance(p, (list, np.ndarray)) else None
+                    for p in parts)
+    return IndexBackward0.apply(input, key=_numpy_key(parts), indices=indices)
 
 
 def _basic_index(input, parts):

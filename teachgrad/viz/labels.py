@@ -105,7 +105,14 @@ def saved_tensors(node):
     slots = [attr[len(prefix):] for attr in dir(node) if attr.startswith(prefix)]
     inputs = list(getattr(node, "input_names", ()))
     slots.sort(key=lambda slot: inputs.index(slot) if slot in inputs else len(inputs))
-    return [(slot, getattr(node, prefix + slot)) for slot in slots]
+    found = []
+    for slot in slots:
+        saved = getattr(node, prefix + slot)
+        if isinstance(saved, tuple):            # a list of tensors, such as an index's
+            found += [(f"{slot}[{i}]", s) for i, s in enumerate(saved) if s is not None]
+        else:
+            found.append((slot, saved))
+    return found
 
 
 def saved_status(saved):
