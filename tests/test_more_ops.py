@@ -856,3 +856,41 @@ def test_an_index_changed_in_place_and_a_second_backward_raise_as_torch():
         y.backward()
         y.backward()
     run(twice, raises="RuntimeError", msg="Trying to backward through the graph a second time")
+
+
+BERNOULLI = {
+    "probabilities": lambda tg: tg.bernoulli(tg.tensor([0.1, 0.5, 0.9, 0.3, 0.7, 0.2])),
+    "many_float64": lambda tg: tg.bernoulli(tg.full((40,), 0.3, dtype=tg.float64)),
+    "one_probability": lambda tg: tg.bernoulli(tg.zeros(2, 3), 0.4),
+    "method": lambda tg: tg.full((5,), 0.6).bernoulli(),
+    "in_place_number": lambda tg: tg.zeros(7).bernoulli_(0.3),
+    "in_place_tensor": lambda tg: tg.zeros(3).bernoulli_(tg.tensor([0.1, 0.9, 0.5])),
+    "generator": lambda tg: tg.bernoulli(tg.full((4,), 0.5), generator=tg.Generator().manual_seed(3)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BERNOULLI))
+def test_bernoulli_draws_torchs_numbers(case):
+    def prog(tg):
+        tg.manual_seed(0)
+        first = BERNOULLI[case](tg)
+        return first, tg.rand(2)              # and the generator moved on by as much
+    run(prog)
+
+
+def test_bernoulli_records_a_zero_gradient_node():
+    def prog(tg):
+        tg.manual_seed(0)
+        p = tg.tensor([0.2, 0.8], requires_grad=True)
+        y = tg.bernoulli(p)
+        h = p * 1
+        h.bernoulli_(0.5)
+        (g,) = tg.autograd.grad(y.sum(), p)
+        return {"y": D.snap(y), "node": D.node_name(y.grad_fn), "g": g,
+                "in_place_node": D.node_name(h.grad_fn)}
+    run(prog)
+
+
+def test_bernoulli_refuses_probabilities_outside_0_1():
+    run(lambda tg: tg.bernoulli(tg.tensor([1.5])), raises="RuntimeError",
+        msg="Expected p_in >= 0 && p_in <= 1 to be true, but got false.")

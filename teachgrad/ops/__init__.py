@@ -130,6 +130,7 @@ METHODS = {
     "sigmoid_": inplace.sigmoid_, "tanh_": inplace.tanh_, "relu_": inplace.relu_,
     "clamp_": inplace.clamp_, "zero_": inplace.zero_, "fill_": inplace.fill_,
     "copy_": inplace.copy_, "uniform_": inplace.uniform_, "normal_": inplace.normal_,
+    "bernoulli": inplace.bernoulli, "bernoulli_": inplace.bernoulli_,
     "__iadd__": inplace.add_, "__isub__": inplace.sub_, "__imul__": inplace.mul_,
     "__itruediv__": inplace.div_,
 }

@@ -54,6 +54,21 @@ class NormalBackward0(OverwriteOperation):
     pass
 
 
+class BernoulliBackward0(OverwriteOperation):
+    """``torch.bernoulli(p)``: a new tensor of 0s and 1s, 1 with probability p."""
+
+    def forward(self, a, values):
+        return np.array(values, dtype=a.dtype)
+
+
+class BernoulliBackward1(OverwriteOperation):
+    """``x.bernoulli_(p)`` with a tensor of probabilities."""
+
+
+class BernoulliBackward2(OverwriteOperation):
+    """``x.bernoulli_(p)`` with one probability."""
+
+
 class CopyBackwards(Operation):
     """``dst.copy_(src)``: dst's old values are gone, the gradient flows to src."""
     input_names = ("self", "src")
@@ -139,3 +154,33 @@ def uniform_(self, a=0.0, b=1.0):
 def normal_(self, mean=0.0, std=1.0):
     values = random.normal(self.shape, mean, std, dtype=self._data.dtype)
     return NormalBackward0.apply_inplace(self, values=values)
+
+
+def _bernoulli_draws(probabilities, shape, dtype):
+    """PyTorch's draws: for a tensor of probabilities, a uniform in the tensor's dtype per
+    element; for one probability, a float64 uniform per element."""
+    if isinstance(probabilities, Tensor):
+        p = probabilities._data
+        if ((p < 0) | (p > 1)).any():
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report "
+                               "an enhancement request to PyTorch.)")
+        return random.rand(shape, dtype=dtype) < p
+    return random.bernoulli(shape, probabilities, dtype=dtype)
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """0 or 1 for each element: 1 with probability ``input`` (or with probability ``p``).
+    Its gradient is 0, as in PyTorch."""
+    with random.drawing_from(generator):
+        draws = _bernoulli_draws(input if p is None else p, input.shape, input._data.dtype)
+    if p is not None:
+        return Tensor._make(draws.astype(input._data.dtype))
+    return BernoulliBackward0.apply(input, values=draws)
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    with random.drawing_from(generator):
+        draws = _bernoulli_draws(p, self.shape, self._data.dtype)
+    node = BernoulliBackward1 if isinstance(p, Tensor) else BernoulliBackward2
+    return node.apply_inplace(self, values=draws)
