@@ -20,8 +20,8 @@ from teachgrad.dtypes import (bool_ as bool, dtype, finfo, float16, float32, flo
                               get_default_dtype, iinfo, int32, int64, set_default_dtype, uint8)
 from teachgrad.ops.indexing import (gather, index as _index, index_add, index_select,
                                     masked_scatter, masked_select, nonzero, scatter, scatter_add)
-from teachgrad.ops.inplace import (bernoulli, clamp_, exp_, fill_, neg_, relu_, sigmoid_, tanh_,
-                                  zero_)
+from teachgrad.ops.inplace import (bernoulli, clamp_, exp_, fill_, neg_, normal, relu_, sigmoid_,
+                                  tanh_, zero_)
 from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
 from teachgrad.ops.pointwise import (abs, acos, add, addcdiv, addcmul, allclose, asin, atan,
                                      atan2, ceil, clamp, clone, cos, cosh, div, eq, equal, erf,

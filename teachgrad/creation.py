@@ -139,6 +139,13 @@ def randn(*size, generator=None, dtype=None, requires_grad=False, device=None):
     return _leaf(values, requires_grad)
 
 
+def normal_sample(mean, std, size, generator=None, dtype=None, requires_grad=False):
+    """``torch.normal(mean, std, size)`` with two numbers."""
+    with random.drawing_from(generator):
+        values = random.normal(as_shape((size,)), mean, std, dtype=_numpy_dtype(dtype))
+    return _leaf(values, requires_grad)
+
+
 def randint(low, high=None, size=None, generator=None, dtype=None, requires_grad=False,
             device=None):
     if size is None:

@@ -894,3 +894,42 @@ def test_bernoulli_records_a_zero_gradient_node():
 def test_bernoulli_refuses_probabilities_outside_0_1():
     run(lambda tg: tg.bernoulli(tg.tensor([1.5])), raises="RuntimeError",
         msg="Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+
+
+NORMALS = {
+    "numbers_and_size": lambda tg, m, s: tg.normal(0.0, 2.0, (5,)),
+    "numbers_many": lambda tg, m, s: tg.normal(1.0, 0.5, size=(20,)),
+    "tensor_mean": lambda tg, m, s: tg.normal(m, 2.0),
+    "tensor_std": lambda tg, m, s: tg.normal(1.0, s),
+    "both_tensors": lambda tg, m, s: tg.normal(m, s),
+    "broadcast": lambda tg, m, s: tg.normal(m.reshape(3, 1), s),
+    "generator": lambda tg, m, s: tg.normal(m, s, generator=tg.Generator().manual_seed(5)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NORMALS))
+def test_normal_draws_torchs_numbers_with_a_zero_gradient(case):
+    def prog(tg):
+        tg.manual_seed(0)
+        m = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        s = tg.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        y = NORMALS[case](tg, m, s)
+        if y.requires_grad:
+            y.sum().backward()
+        # (torch fills the zero gradients in place: their versions are left out)
+        return {"y": D.snap(y), "node": D.node_name(y.grad_fn),
+                "m": D.snap(m.grad, version=False), "s": D.snap(s.grad, version=False),
+                "next": tg.rand(2)}
+    run(prog)
+
+
+NORMAL_ERRORS = {
+    "negative_std": (lambda tg: tg.normal(tg.zeros(2), tg.tensor([-1.0, 1.0])), "RuntimeError"),
+    "numbers_without_size": (lambda tg: tg.normal(0.0, 1.0), "TypeError"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NORMAL_ERRORS))
+def test_normal_errors(case):
+    make, error = NORMAL_ERRORS[case]
+    run(lambda tg: make(tg), raises=error, msg=D.UPTO_COLON if error == "TypeError" else D.FIRST_LINE)

@@ -69,6 +69,36 @@ class BernoulliBackward2(OverwriteOperation):
     """``x.bernoulli_(p)`` with one probability."""
 
 
+class NormalSample(Operation):
+    """``torch.normal`` with a tensor mean and / or std. PyTorch defines its gradient as 0
+    (the sample is not reparameterised): use ``mean + std * torch.randn(...)`` for one."""
+    promote = "none"
+
+    def forward(self, *parameters, values):
+        self._parameter_sizes = [p.shape for p in parameters]
+        return values
+
+    def backward(self, grad):
+        from teachgrad import creation
+        zeros = tuple(creation.zeros(size, dtype=grad.dtype) for size in self._parameter_sizes)
+        return zeros if len(zeros) > 1 else zeros[0]
+
+
+class NormalBackward1(NormalSample):
+    """A tensor of means, one std."""
+    input_names = ("mean",)
+
+
+class NormalBackward2(NormalSample):
+    """One mean, a tensor of stds."""
+    input_names = ("std",)
+
+
+class NormalBackward3(NormalSample):
+    """Tensors of means and of stds."""
+    input_names = ("mean", "std")
+
+
 class CopyBackwards(Operation):
     """``dst.copy_(src)``: dst's old values are gone, the gradient flows to src."""
     input_names = ("self", "src")
@@ -184,3 +214,28 @@ def bernoulli_(self, p=0.5, *, generator=None):
         draws = _bernoulli_draws(p, self.shape, self._data.dtype)
     node = BernoulliBackward1 if isinstance(p, Tensor) else BernoulliBackward2
     return node.apply_inplace(self, values=draws)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
+    """Normal samples: with numbers and a ``size``, or element by element for tensors of
+    means and / or stds (drawn as ``randn * std + mean``, as PyTorch does)."""
+    from teachgrad import creation
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if not tensors:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments - got "
+                            "(float, float), but expected one of: (Tensor mean, Tensor std) "
+                            "(Tensor mean, float std) (float mean, Tensor std) "
+                            "(float mean, float std, tuple of ints size)")
+        return creation.normal_sample(mean, std, size, generator, dtype, requires_grad)
+    if isinstance(std, Tensor) and (std._data < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    arrays = [t._data if isinstance(t, Tensor) else t for t in (mean, std)]
+    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    dtype = tensors[0]._data.dtype
+    with random.drawing_from(generator):
+        draws = random.normal(shape, 0.0, 1.0, dtype=dtype)
+    values = (draws * np.asarray(arrays[1], dtype=dtype) + np.asarray(arrays[0], dtype=dtype))
+    node = NormalBackward3 if len(tensors) == 2 else \
+        NormalBackward1 if isinstance(mean, Tensor) else NormalBackward2
+    return node.apply(*tensors, values=values)
