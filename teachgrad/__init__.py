@@ -13,8 +13,9 @@ from teachgrad.autograd.grad_mode import (enable_grad, inference_mode, is_grad_e
                                           no_grad, set_grad_enabled)
 from teachgrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
                                 full_like, get_rng_state, initial_seed, linspace, manual_seed,
-                                ones, ones_like, rand, rand_like, randint, randn, randn_like,
-                                randperm, seed, set_rng_state, tensor, zeros, zeros_like)
+                                ones, ones_like, rand, rand_like, randint, randint_like, randn,
+                                randn_like, randperm, seed, set_rng_state, tensor, zeros,
+                                zeros_like)
 from teachgrad.random import Generator
 from teachgrad.dtypes import (bool_ as bool, dtype, finfo, float16, float32, float64,
                               get_default_dtype, iinfo, int32, int64, set_default_dtype, uint8)
@@ -27,7 +28,8 @@ from teachgrad.ops.pointwise import (abs, acos, add, addcdiv, addcmul, allclose,
                                      atan2, ceil, clamp, clone, cos, cosh, div, eq, equal, erf,
                                      exp, expm1, floor, floor_divide, ge, gt, isclose,
                                      isfinite, isinf, isnan, le, lerp, log, log10, log1p, log2,
-                                     remainder, sinh, tan, trunc, asin as arcsin, acos as arccos,
+                                     fmod, nan_to_num, remainder, sinh, tan, trunc,
+                                     asin as arcsin, acos as arccos,
                                      atan as arctan, atan2 as arctan2, trunc as fix,
                                      logical_and, logical_not, logical_or, lt, masked_fill,
                                      maximum, minimum, mul, ne, neg, pow, reciprocal, relu,

@@ -189,6 +189,15 @@ def randn_like(input, dtype=None, requires_grad=False, device=None):
     return _like(randn, input, dtype, requires_grad)
 
 
+def randint_like(input, low=0, high=None, dtype=None, requires_grad=False, device=None):
+    """Integers in [low, high) shaped like ``input``, in its dtype (``randint_like(x, 10)``
+    means high = 10)."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)
+
+
 manual_seed = random.manual_seed
 initial_seed = random.initial_seed
 seed = random.seed

@@ -933,3 +933,40 @@ NORMAL_ERRORS = {
 def test_normal_errors(case):
     make, error = NORMAL_ERRORS[case]
     run(lambda tg: make(tg), raises=error, msg=D.UPTO_COLON if error == "TypeError" else D.FIRST_LINE)
+
+
+SPECIAL_VALUES = {
+    "nan_to_num": lambda tg, x: tg.nan_to_num(x),
+    "nan_to_num_values": lambda tg, x: x.nan_to_num(nan=0.5, posinf=9.0, neginf=-9.0) * 2,
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPECIAL_VALUES))
+def test_nan_to_num_passes_gradients_only_where_finite(case):
+    def prog(tg):
+        x = tg.tensor([1.5, float("nan"), float("inf"), -float("inf"), -2.5], requires_grad=True)
+        y = SPECIAL_VALUES[case](tg, x)
+        node = D.node_name(y.grad_fn)
+        y.sum().backward()
+        return {"y": y, "node": node, "grad": x.grad}
+    run(prog)
+
+
+FMODS = {
+    "by_a_number": lambda tg, x: tg.fmod(x * 3, 2) * x,
+    "by_a_tensor": lambda tg, x: tg.fmod(x * 3, x.flip(0).abs() + 0.5) ** 2,
+    "method": lambda tg, x: (x * 5).fmod(-1.5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FMODS))
+def test_fmod_matches_torch(case):
+    run(lambda tg: D.op_report(tg, FMODS[case]))
+
+
+def test_fmod_of_integers_and_randint_like():
+    def prog(tg):
+        tg.manual_seed(0)
+        return [tg.fmod(tg.tensor([5, -5]), 3), tg.nan_to_num(tg.tensor([1, 2])),
+                tg.randint_like(tg.zeros(3), 10), tg.randint_like(tg.zeros(2, dtype=tg.int64), 2, 5)]
+    run(prog)

@@ -79,6 +79,7 @@ METHODS = {
     "atan2": pointwise.atan2, "arctan2": pointwise.atan2, "sinh": pointwise.sinh,
     "cosh": pointwise.cosh, "log2": pointwise.log2, "log10": pointwise.log10,
     "trunc": pointwise.trunc, "fix": pointwise.trunc, "isinf": pointwise.isinf,
+    "nan_to_num": pointwise.nan_to_num, "fmod": pointwise.fmod,
     "where": lambda self, condition, other: pointwise.where(condition, self, other),
     # conversions
     "to": _to, "type": _type,

@@ -478,6 +478,48 @@ class ClampBackward0(Operation):
         return where(x <= high, grad, 0.0), None, where(x > high, grad, 0.0)
 
 
+class NanToNumBackward0(Operation):
+    """nan, inf and -inf replaced by numbers; only the finite places pass a gradient."""
+
+    def forward(self, a, nan, posinf, neginf):
+        self.save("self")
+        if a.dtype.kind != "f":
+            return a.copy()
+        return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+    def backward(self, grad):
+        return grad * self._saved_self.isfinite()
+
+
+class FmodBackward0(Operation):
+    """The remainder of a division by a number, with the sign of the dividend (C's fmod)."""
+
+    def forward(self, a, other):
+        return np.fmod(a, np.asarray(other, dtype=a.dtype))
+
+    def backward(self, grad):
+        return grad
+
+
+class FmodBackward1(Operation):
+    """fmod by a tensor: ``self - trunc(self / other) * other``, so other gets
+    ``-grad * trunc(self / other)``."""
+    input_names = ("self", "other")
+
+    def forward(self, a, b):
+        if self.needs_input_grad[1]:
+            self.save("self")
+            self.save("other")
+        with quiet():
+            return np.fmod(a, b)
+
+    def backward(self, grad):
+        grad_other = None
+        if self.needs_input_grad[1]:
+            grad_other = -grad * (self._saved_self / self._saved_other).trunc()
+        return grad, grad_other
+
+
 class WhereBackward0(Operation):
     input_names = ("self", "other")
     kept_names = ("condition",)
@@ -1064,3 +1106,13 @@ def trunc(input):
 
 def isinf(input):
     return Tensor._make(np.isinf(input._data))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    return NanToNumBackward0.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def fmod(input, other):
+    if isinstance(other, Tensor):
+        return FmodBackward1.apply(input, other)
+    return FmodBackward0.apply(input, other=other)
