@@ -35,7 +35,8 @@ from teachgrad.ops.pointwise import (abs, acos, add, addcdiv, addcmul, allclose,
                                      maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
                                      round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
                                      where)
-from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argsort, cumsum,
+from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argsort, cumprod,
+                                     cumsum,
                                      log_softmax, logsumexp, max, mean, min, norm, prod, softmax,
                                      sort, std, sum, topk, trace, var)
 from teachgrad.ops.shape import (broadcast_tensors, broadcast_to, cat, chunk, diag, diag_embed,

@@ -970,3 +970,43 @@ def test_fmod_of_integers_and_randint_like():
         return [tg.fmod(tg.tensor([5, -5]), 3), tg.nan_to_num(tg.tensor([1, 2])),
                 tg.randint_like(tg.zeros(3), 10), tg.randint_like(tg.zeros(2, dtype=tg.int64), 2, 5)]
     run(prog)
+
+
+CUMPRODS = {
+    "dim_1": lambda tg, x: x.cumprod(1) * x,
+    "dim_0": lambda tg, x: tg.cumprod(x, dim=0) ** 2,
+    "negative_dim": lambda tg, x: x.cumprod(-1).sum(1),
+    "dtype": lambda tg, x: x.cumprod(1, dtype=tg.float64),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CUMPRODS))
+def test_cumprod_matches_torch(case):
+    run(lambda tg: D.op_report(tg, CUMPRODS[case]))
+
+
+def test_cumprod_gradient_through_zeros_matches_torch():
+    def prog(tg):
+        x = tg.tensor([[1.5, 0.0, 2.0, -1.0], [0.5, 2.0, 0.0, 0.0], [0.0, 3.0, 1.0, 2.0]],
+                      requires_grad=True)
+        y = x.cumprod(1)
+        (y * tg.arange(4.0)).sum().backward()
+        return {"y": y, "node": D.node_name(y.grad_fn), "grad": x.grad,
+                "saved": [y.grad_fn._saved_dim]}
+    run(prog)
+
+
+def test_cumprod_of_integers_and_its_saved_values():
+    def prog(tg):
+        x = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x.cumprod(0)
+        return {"ints": tg.cumprod(tg.tensor([1, 2, 3]), 0), "self": y.grad_fn._saved_self,
+                "result": y.grad_fn._saved_result}
+    run(prog)
+
+
+def test_cumprod_second_derivative_through_a_zero_is_refused_not_wrong():
+    import teachgrad
+    x = teachgrad.tensor([1.5, 0.0, 2.0], requires_grad=True)
+    with pytest.raises(NotImplementedError, match="cumprod through a factor equal to 0"):
+        teachgrad.autograd.grad(x.cumprod(0).sum(), x, create_graph=True)

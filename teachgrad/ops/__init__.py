@@ -95,6 +95,7 @@ METHODS = {
     "norm": reduction.norm, "sum_to_size": reduction.sum_to_size,
     "all": reduction.all, "any": reduction.any,
     "var": reduction.var, "std": reduction.std, "cumsum": reduction.cumsum,
+    "cumprod": reduction.cumprod,
     "prod": reduction.prod, "sort": reduction.sort, "argsort": reduction.argsort, "topk": reduction.topk,
     # shapes and views
     "view": _size_args(shape.view), "reshape": _size_args(shape.reshape),

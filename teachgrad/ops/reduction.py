@@ -203,6 +203,43 @@ class CumsumBackward0(Operation):
         return grad.flip(dim).cumsum(dim).flip(dim)
 
 
+class CumprodBackward0(Operation):
+    """Running products along ``dim``. Without zeros, PyTorch's gradient is the reversed
+    running sum of ``result * grad``, divided by the input; with zeros (where that would
+    divide by 0) each place's gradient is summed from the products that leave it out."""
+
+    def forward(self, a, dim, dtype=None):
+        self.save("self")
+        self.save("result")
+        self._saved_dim = dim
+        return np.cumprod(a.reshape(a.shape or (1,)), axis=dim,
+                          dtype=_sum_dtype(a, dtype)).reshape(a.shape)
+
+    def backward(self, grad):
+        x, dim = self._saved_self, self._saved_dim
+        if x.ndim == 0 or x.shape[dim] <= 1:
+            return grad
+        if not (x._data == 0).any():
+            return (self._saved_result * grad).flip(dim).cumsum(dim).flip(dim) / x
+        if grad_mode.is_grad_enabled():
+            raise NotImplementedError("teachgrad: the gradient of cumprod through a factor "
+                                      "equal to 0 cannot be differentiated again "
+                                      "(create_graph=True)")
+        return Tensor._make(_cumprod_gradient_with_zeros(x._data, grad._data, dim))
+
+
+def _cumprod_gradient_with_zeros(x, grad, dim):
+    """d/dx_k of sum_j grad_j * prod_{i<=j} x_i is sum_{j>=k} grad_j * prod_{i<=j, i!=k} x_i:
+    the running products of x with x_k replaced by 1."""
+    x, grad = np.moveaxis(x, dim, -1), np.moveaxis(grad, dim, -1)
+    result = np.empty_like(x)
+    for k in range(x.shape[-1]):
+        without_k = x.copy()
+        without_k[..., k] = 1
+        result[..., k] = (grad * np.cumprod(without_k, axis=-1))[..., k:].sum(-1)
+    return np.moveaxis(result, -1, dim)
+
+
 class MaxBackward1(Operation):
     """Max of all elements; ties share the gradient evenly, as in PyTorch."""
     pick = staticmethod(np.max)
@@ -429,6 +466,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         return ProdBackward0.apply(input)
     return ProdBackward1.apply(input, dim=normalize_dims(dim, input.ndim)[0] if input.ndim else 0,
                                keepdim=keepdim)
+
+
+def cumprod(input, dim, *, dtype=None):
+    return CumprodBackward0.apply(input, dim=normalize_dims(dim, builtins.max(input.ndim, 1))[0],
+                                  dtype=dtype)
 
 
 def cumsum(input, dim, *, dtype=None):
