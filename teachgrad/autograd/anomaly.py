@@ -16,6 +16,11 @@ def is_anomaly_enabled():
     return _state["enabled"]
 
 
+def in_teachgrad(filename):
+    """Is this source file part of teachgrad? (Traces and warnings point past its frames.)"""
+    return filename.startswith(_PACKAGE)
+
+
 def is_anomaly_check_nan_enabled():
     return _state["check_nan"]
 
@@ -26,7 +31,7 @@ def forward_trace():
     if not _state["enabled"]:
         return None
     frames = traceback.extract_stack()
-    while frames and frames[-1].filename.startswith(_PACKAGE):
+    while frames and in_teachgrad(frames[-1].filename):
         frames.pop()
     return "".join(traceback.format_list(frames))
 

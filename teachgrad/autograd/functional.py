@@ -1,10 +1,9 @@
 """The two entry points to the engine: ``backward`` (accumulate into ``.grad``)
 and ``grad`` (return the gradients, touch no ``.grad``)."""
-import os
 import sys
 import warnings
 
-from teachgrad.autograd import engine
+from teachgrad.autograd import anomaly, engine
 
 
 def _as_tuple(x):
@@ -76,9 +75,8 @@ def _warn_once_about_the_cycle():
 
 def _stacklevel_of_caller():
     """The ``stacklevel`` that points a warning at the first frame outside teachgrad."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
     frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(package):
+    while frame is not None and anomaly.in_teachgrad(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     return level
 

@@ -444,8 +444,8 @@ def _smooth(loss, log_probs, target, weight, class_dim, ignore_index, reduction,
         smooth_loss = smooth_loss.sum() / _constant(np.asarray(counted))
     elif reduction == "sum":
         smooth_loss = smooth_loss.sum()
-    return pointwise.MulBackward1.apply(loss, other=1 - smoothing) + \
-        pointwise.MulBackward1.apply(smooth_loss, other=smoothing / classes)
+    return pointwise.times_number(loss, 1 - smoothing) + \
+        pointwise.times_number(smooth_loss, smoothing / classes)
 
 
 def _cross_entropy_with_probabilities(log_probs, target, weight, class_dim, reduction,
