@@ -247,6 +247,23 @@ def test_an_exercise_edited_by_hand_is_caught(sample, tmp_path):
                                 str(course / "exercises")]) == 1
 
 
+def test_running_one_solution_regenerates_only_its_exercise(sample, tmp_path):
+    course = _copy(sample, tmp_path)
+    second = course / "solutions" / "02_other.ipynb"
+    second.write_bytes((course / "solutions" / "01_sample.ipynb").read_bytes())
+    stale = course / "exercises" / "02_other.ipynb"
+    stale.write_text("another chapter's exercise, mid-edit")
+    (course / "exercises" / "01_sample.ipynb").unlink()
+
+    assert run_notebooks.main([str(course / "solutions" / "01_sample.ipynb")]) == 0
+    assert stale.read_text() == "another chapter's exercise, mid-edit"
+    assert make_exercises.differences(course / "solutions", course / "exercises") == \
+        [f"{stale}: differs from what {second} generates"]
+
+    assert run_notebooks.main([str(course / "solutions")]) == 0
+    assert make_exercises.differences(course / "solutions", course / "exercises") == []
+
+
 def test_a_solution_line_left_in_an_exercise_is_caught(sample, tmp_path):
     course = _copy(sample, tmp_path)
     assert leak_problems(course / "solutions", course / "exercises") == []

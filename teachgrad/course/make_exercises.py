@@ -108,10 +108,13 @@ def render(nb):
     return buffer.getvalue()
 
 
-def expected_exercises(solutions_dir):
-    """{file name: text} of every exercise notebook that ``solutions_dir`` generates."""
+def expected_exercises(solutions_dir, names=None):
+    """{file name: text} of the exercise notebooks that ``solutions_dir`` generates
+    (all of them, or only those called ``names``)."""
     result = {}
     for path in sorted(Path(solutions_dir).glob("*.ipynb")):
+        if names is not None and path.name not in names:
+            continue
         nb = nbformat.read(path, as_version=4)
         result[path.name] = render(make_exercise(nb, name=str(path)))
     return result
@@ -134,17 +137,21 @@ def differences(solutions_dir, exercises_dir):
     return problems
 
 
-def write_exercises(solutions_dir, exercises_dir, log=print):
-    """Write every exercise notebook; delete those whose solution notebook is gone."""
+def write_exercises(solutions_dir, exercises_dir, log=print, names=None):
+    """Write the exercise notebooks (all, or only those called ``names``, so that authors
+    working on different chapters do not rewrite each other's); when writing all, delete
+    those whose solution notebook is gone."""
     exercises_dir = Path(exercises_dir)
     exercises_dir.mkdir(parents=True, exist_ok=True)
-    expected = expected_exercises(solutions_dir)
+    expected = expected_exercises(solutions_dir, names)
     for name, text in expected.items():
         path = exercises_dir / name
         if not path.exists() or path.read_bytes() != text.encode("utf-8"):
             with open(path, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
             log(f"wrote {path}")
+    if names is not None:
+        return
     for path in sorted(exercises_dir.glob("*.ipynb")):
         if path.name not in expected:
             path.unlink()

@@ -7,8 +7,9 @@ runs top to bottom in a new ``python3`` kernel (this environment's Python), with
 folder as the working directory and a time limit per cell. A cell may raise only if it carries
 the ``raises-exception`` tag; any other error stops with the cell's traceback and leaves the
 file untouched. Execution counts then run 1, 2, 3, ... and no timing metadata is recorded, so
-running twice gives the same file. When ``solutions/`` was among the arguments, ``exercises/``
-beside it is regenerated afterwards (``make_exercises``).
+running twice gives the same file. The exercises of the solution notebooks that ran are
+regenerated afterwards in ``exercises/`` beside them (``make_exercises``): all of them when the
+whole ``solutions/`` folder was given, only that chapter's for one ``solutions/NN_*.ipynb``.
 """
 import argparse
 import os
@@ -118,7 +119,7 @@ def main(argv=None):
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     args = parser.parse_args(argv)
     check_kernel()
-    solution_dirs = set()
+    solutions_run = {}      # solutions folder -> names of the notebooks that ran there
     for path in notebooks_in(args.targets):
         print(f"running {path}", flush=True)
         try:
@@ -127,9 +128,11 @@ def main(argv=None):
             print(f"{path}: a cell failed (file left unchanged)\n{error}", file=sys.stderr)
             return 1
         if path.parent.name == "solutions":
-            solution_dirs.add(path.parent)
-    for solutions in sorted(solution_dirs):
-        make_exercises.write_exercises(solutions, solutions.parent / "exercises")
+            solutions_run.setdefault(path.parent, set()).add(path.name)
+    whole_folders = {Path(target) for target in args.targets if Path(target).is_dir()}
+    for solutions, names in sorted(solutions_run.items()):
+        only = None if solutions in whole_folders else names
+        make_exercises.write_exercises(solutions, solutions.parent / "exercises", names=only)
     return 0
 
 
