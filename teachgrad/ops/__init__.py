@@ -133,6 +133,9 @@ METHODS = {
     "clamp_": inplace.clamp_, "zero_": inplace.zero_, "fill_": inplace.fill_,
     "copy_": inplace.copy_, "uniform_": inplace.uniform_, "normal_": inplace.normal_,
     "bernoulli": inplace.bernoulli, "bernoulli_": inplace.bernoulli_,
+    "t_": inplace.t_, "transpose_": inplace.transpose_, "swapaxes_": inplace.transpose_,
+    "swapdims_": inplace.transpose_, "squeeze_": inplace.squeeze_,
+    "unsqueeze_": inplace.unsqueeze_,
     "__iadd__": inplace.add_, "__isub__": inplace.sub_, "__imul__": inplace.mul_,
     "__itruediv__": inplace.div_,
 }

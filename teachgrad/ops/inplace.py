@@ -5,12 +5,16 @@ writes the result into the tensor's own memory, bumps ``_version`` and makes
 the op the tensor's new ``grad_fn``. The checks that keep autograd correct
 (a leaf that requires grad may not be changed in place) live in
 ``autograd/views.py``.
+
+``t_``, ``transpose_``, ``squeeze_`` and ``unsqueeze_`` change no value, only the
+tensor's shape and strides: the tensor becomes its own view (``reshape_inplace``).
 """
 import numpy as np
 
 from teachgrad import random
+from teachgrad.autograd import views
 from teachgrad.autograd.operation import Operation
-from teachgrad.ops import pointwise
+from teachgrad.ops import pointwise, shape
 from teachgrad.ops.pointwise import as_tensor_like
 from teachgrad.tensor import Tensor
 
@@ -239,3 +243,73 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_gra
     node = NormalBackward3 if len(tensors) == 2 else \
         NormalBackward1 if isinstance(mean, Tensor) else NormalBackward2
     return node.apply(*tensors, values=values)
+
+
+# ---- in-place changes of shape: the same memory seen another way ----------
+class TBackward1(shape.TBackward0):
+    """``x.t_()``."""
+
+    def forward(self, a):
+        if a.ndim > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+        return a.T
+
+
+class TransposeBackward1(shape.TransposeBackward0):
+    """``x.transpose_(0, 1)`` (and ``swapaxes_`` / ``swapdims_``)."""
+
+
+class UnsqueezeBackward1(shape.UnsqueezeBackward0):
+    """``x.unsqueeze_(0)``."""
+
+
+class SqueezeBackward3(shape.SqueezeBackward0):
+    """``x.squeeze_()``: every dimension of size 1."""
+
+
+class SqueezeBackward4(shape.SqueezeBackward1):
+    """``x.squeeze_(dim)``."""
+
+
+def reshape_inplace(target, node_class, replay, **params):
+    """Give ``target`` the shape and strides of its view ``replay(target)``, in place.
+
+    The values stay where they are, yet PyTorch counts it as an in-place op: the same
+    checks, a version bump, and a new ``grad_fn`` (``TBackward1``...) whose input is the
+    tensor's old history. A view stays a view of its base, one more step away from it.
+    """
+    views.check_inplace_allowed(target)
+    reshaped = node_class.apply(target, **params)     # checks the arguments, records the node
+    target._data = reshaped._data
+    target._version_counter.bump()
+    if target._base is not None:
+        earlier_replay = target._view_replay
+        target._view_replay = lambda t: replay(earlier_replay(t))
+        target._view_version = target._version_counter.version
+    if reshaped._grad_fn is not None:
+        # (unlike add_ and friends, PyTorch leaves a retain_grad() behind on the old node:
+        # .grad then has the tensor's old shape)
+        target._grad_fn, target._output_nr = reshaped._grad_fn, 0
+    return target
+
+
+def t_(self):
+    return reshape_inplace(self, TBackward1, lambda t: t.t())
+
+
+def transpose_(self, dim0, dim1):
+    dim0, dim1 = shape._check_dim(dim0, self.ndim), shape._check_dim(dim1, self.ndim)
+    return reshape_inplace(self, TransposeBackward1, lambda t: t.transpose(dim0, dim1),
+                           dim0=dim0, dim1=dim1)
+
+
+def unsqueeze_(self, dim):
+    dim = shape._check_dim(dim, self.ndim + 1)
+    return reshape_inplace(self, UnsqueezeBackward1, lambda t: t.unsqueeze(dim), dim=dim)
+
+
+def squeeze_(self, dim=None):
+    if dim is None:
+        return reshape_inplace(self, SqueezeBackward3, lambda t: t.squeeze())
+    dim = shape._check_dim(dim, self.ndim)
+    return reshape_inplace(self, SqueezeBackward4, lambda t: t.squeeze(dim), dim=dim)
