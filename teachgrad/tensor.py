@@ -287,7 +287,7 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __repr__(self):
-        grad_fn = self.grad_fn.name() if self.grad_fn is not None else None
+        grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None
         return printing.format_tensor(self._data, dtype_name=repr(self.dtype),
                                       requires_grad=self._requires_grad, grad_fn_name=grad_fn)
 
@@ -380,17 +380,19 @@ class Tensor:
         made if a hook on this leaf saw it, if the engine also sent it to another node,
         or if its memory is read-only or ordered differently (a broadcast, a transpose).
         PyTorch "steals" the gradient in the same situation, and gives ``.grad`` the
-        leaf's layout too.
+        leaf's layout too. Its copy is an empty tensor written with ``copy_``: version 1,
+        and under ``create_graph=True`` (always copied then) a ``CopyBackwards`` node.
         """
         building_graph = grad_mode.is_grad_enabled()
         if self._grad is None:
             if building_graph:
-                self._grad = grad
+                self._grad = Tensor._make(np.empty_like(self._data)).copy_(grad)
+            elif (grad._data.flags.writeable and not self._hooks
+                    and not grad._sent_down_several_edges and _same_layout(grad._data, self._data)):
+                self._grad = Tensor._make(grad._data)
             else:
-                keep = (grad._data.flags.writeable and not self._hooks
-                        and not grad._sent_down_several_edges
-                        and _same_layout(grad._data, self._data))
-                self._grad = Tensor._make(grad._data if keep else _copy_like(grad._data, self._data))
+                self._grad = Tensor._make(_copy_like(grad._data, self._data))
+                self._grad._version_counter.bump()      # (PyTorch's copy_ counts as a change)
         elif building_graph:
             self._grad = self._grad + grad
         else:       # in place, even into a .grad with a graph of its own (as in PyTorch)

@@ -1734,8 +1734,17 @@ def test_autograd_grad_api():
         res["allow_unused"] = D.loose(tg.autograd.grad((x * 2).sum(), [x, u], allow_unused=True))
         res["nonleaf_input"] = D.loose(tg.autograd.grad((z * z).sum(), [z]))
         res["outputs_list"] = D.loose(tg.autograd.grad([(x * 2).sum(), (x * 3).sum()], [x]))
+        res["materialize_grads"] = D.loose(tg.autograd.grad((x * 2).sum(), [x, u],
+                                                            materialize_grads=True))
         return res
     run(prog)
+
+
+def test_materialize_grads_refuses_allow_unused_false():
+    def prog(tg):
+        x = tg.tensor([1.0], requires_grad=True)
+        tg.autograd.grad(x * 3, [x], materialize_grads=True, allow_unused=False)
+    run(prog, raises="ValueError")
 
 
 def test_backward_inputs_argument():

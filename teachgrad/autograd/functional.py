@@ -84,6 +84,9 @@ def _stacklevel_of_caller():
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, as a tuple."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     for t in inputs:
         if not t.requires_grad:

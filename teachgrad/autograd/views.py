@@ -182,6 +182,9 @@ def refresh_view_history(view):
 class CopySlices(Node):
     """The base's new history after an in-place change of one of its views."""
 
+    def name(self):
+        return "teachgrad::autograd::CopySlices"     # PyTorch: torch::autograd::CopySlices
+
     def __init__(self, base, view_replay, fn):
         super().__init__()
         self.fn = fn

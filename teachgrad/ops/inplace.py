@@ -108,6 +108,9 @@ class CopyBackwards(Operation):
     input_names = ("self", "src")
     promote = "none"
 
+    def name(self):
+        return "teachgrad::autograd::CopyBackwards"     # PyTorch: torch::autograd::CopyBackwards
+
     def forward(self, dst, src):
         return np.broadcast_to(src, dst.shape).astype(dst.dtype, copy=False)
 
@@ -116,15 +119,16 @@ class CopyBackwards(Operation):
 
 
 def add_(self, other, *, alpha=1):
-    if alpha != 1:
-        other = other * alpha
-    return pointwise.AddBackward0.apply_inplace(self, as_tensor_like(other, self))
+    other = as_tensor_like(other, self)
+    return pointwise.AddBackward0.apply_inplace(self, other,
+                                                **pointwise.alpha_params(self, other, alpha))
 
 
 def sub_(self, other, *, alpha=1):
-    if alpha != 1:
-        other = other * alpha
-    return pointwise.SubBackward0.apply_inplace(self, as_tensor_like(other, self))
+    other = as_tensor_like(other, self)
+    pointwise.check_subtraction(self, other)
+    return pointwise.SubBackward0.apply_inplace(self, other,
+                                                **pointwise.alpha_params(self, other, alpha))
 
 
 def mul_(self, other):

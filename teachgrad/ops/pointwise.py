@@ -37,27 +37,66 @@ def as_tensor_like(value, like):
 
 # ---- arithmetic ------------------------------------------------------------
 class AddBackward0(Operation):
+    """``self + alpha * other``; ``alpha`` is 1 unless given, as in ``x.add(y, alpha=2)``."""
     input_names = ("self", "other")
+    _saved_alpha = 1
 
-    def forward(self, a, b):
-        return a + b
+    def forward(self, a, b, alpha=1):
+        if alpha == 1:
+            return a + b
+        self._saved_alpha = alpha
+        return a + alpha * b
 
     def backward(self, grad):
-        return grad, grad
+        alpha = self._saved_alpha
+        return grad, grad if alpha == 1 else times_number(grad, alpha)
 
 
 class SubBackward0(Operation):
+    """``self - alpha * other``."""
     input_names = ("self", "other")
+    _saved_alpha = 1
 
-    def forward(self, a, b):
-        return a - b
+    def forward(self, a, b, alpha=1):
+        if alpha == 1:
+            return a - b
+        self._saved_alpha = alpha
+        return a - alpha * b
 
     def backward(self, grad):
-        return grad, -grad
+        alpha = self._saved_alpha
+        return grad, -grad if alpha == 1 else times_number(-grad, alpha)
+
+
+def check_subtraction(input, other):
+    """PyTorch refuses ``-`` on bool tensors (before any promotion)."""
+    bools = [t.dtype is dtypes.bool_ for t in (input, other)]
+    if bools == [True, True]:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if True in bools:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def alpha_params(input, other, alpha):
+    """The ``alpha`` argument of add / sub as the node's parameters (none when it is the
+    default 1), after PyTorch's checks against the dtype of the result."""
+    if type(alpha) is int and alpha == 1:
+        return {}
+    result = dtypes.result_type((input, other))
+    if isinstance(alpha, bool) and result is not dtypes.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not result.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    return {"alpha": alpha}
 
 
 class RsubBackward1(Operation):
     """number - tensor."""
+    _saved_alpha = 1
 
     def forward(self, a, number):
         self._saved_other = number
@@ -763,20 +802,20 @@ class AddcdivBackward0(Operation):
 
 
 def add(input, other, *, alpha=1):
-    if alpha != 1:
-        other = other * alpha
-    return AddBackward0.apply(input, as_tensor_like(other, input))
+    other = as_tensor_like(other, input)
+    return AddBackward0.apply(input, other, **alpha_params(input, other, alpha))
 
 
 def sub(input, other, *, alpha=1):
-    if alpha != 1:
-        other = other * alpha
-    return SubBackward0.apply(input, as_tensor_like(other, input))
+    other = as_tensor_like(other, input)
+    check_subtraction(input, other)
+    return SubBackward0.apply(input, other, **alpha_params(input, other, alpha))
 
 
 def rsub(input, other):
     if isinstance(other, Tensor):
         return sub(other, input)
+    check_subtraction(input, as_tensor_like(other, input))
     return RsubBackward1.apply(input, number=other)
 
 
