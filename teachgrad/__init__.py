@@ -10,7 +10,7 @@ from teachgrad import ops as _ops  # attaches the operations to Tensor
 from teachgrad import autograd
 from teachgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from teachgrad.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
-                                          no_grad, set_grad_enabled)
+                                          is_inference_mode_enabled, no_grad, set_grad_enabled)
 from teachgrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
                                 full_like, get_rng_state, initial_seed, linspace, manual_seed,
                                 ones, ones_like, rand, rand_like, randint, randint_like, randn,

@@ -2097,6 +2097,62 @@ def test_no_grad_decorator_forms():
     run(prog)
 
 
+def test_grad_mode_decorators_on_generator_functions():
+    """The body runs in the decorator's mode each time it resumes; the caller's mode is
+    back at every yield."""
+    def prog(tg):
+        x = T(tg, (2,))
+
+        @tg.no_grad()
+        def batches():
+            for scale in (2, 3):
+                seen = yield x * scale, tg.is_grad_enabled()
+                assert seen == "sent", seen
+            return "done"
+
+        @tg.set_grad_enabled(False)
+        def flags():
+            yield tg.is_grad_enabled()
+
+        @tg.enable_grad()
+        def recorded():
+            yield x * 4
+
+        steps = batches()
+        first = next(steps)
+        caller_mode = tg.is_grad_enabled()
+        second = steps.send("sent")
+        try:
+            steps.send("sent")
+        except StopIteration as stop:
+            returned = stop.value
+        with tg.no_grad():
+            inside_no_grad = next(recorded())
+        return {"first": first, "second": second, "caller_mode": caller_mode,
+                "returned": returned, "set_grad_enabled": next(flags()),
+                "enable_grad_in_no_grad": inside_no_grad, "name": batches.__name__}
+    run(prog)
+
+
+def test_is_inference_mode_enabled():
+    def prog(tg):
+        seen = [tg.is_inference_mode_enabled()]
+        with tg.inference_mode():
+            seen.append((tg.is_inference_mode_enabled(), tg.is_grad_enabled()))
+            with tg.inference_mode(False):
+                seen.append((tg.is_inference_mode_enabled(), tg.is_grad_enabled()))
+            with tg.no_grad():
+                seen.append(tg.is_inference_mode_enabled())
+        with tg.no_grad(), tg.inference_mode(False):
+            seen.append((tg.is_inference_mode_enabled(), tg.is_grad_enabled()))
+
+        @tg.inference_mode()
+        def decorated():
+            return tg.is_inference_mode_enabled()
+        return seen + [decorated(), tg.is_inference_mode_enabled()]
+    run(prog)
+
+
 def test_enable_grad_inside_no_grad_and_nesting():
     def prog(tg):
         x = T(tg, (2,))
@@ -2351,6 +2407,65 @@ def test_function_mark_dirty():
         b.sum().backward()
         res["x"] = x
         return res
+    run(prog)
+
+
+def test_function_mark_dirty_on_a_view_rebases_its_base():
+    def prog(tg):
+        class Double(tg.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        leaf = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        base = leaf * 1
+        view = base[:2]
+        out = Double.apply(view)
+        res = {"same": out is view, "base": D.snap(base), "base_graph": D.graph(base),
+               "view_node": D.name(out), "versions": (base._version, view._version)}
+        (base * tg.tensor([1.0, 10.0, 100.0])).sum().backward()
+        res["leaf_grad"] = leaf.grad
+        return res
+    run(prog)
+
+
+def test_function_outputs_that_are_not_tensors_pass_through():
+    def prog(tg):
+        seen = []
+
+        class Mixed(tg.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return 3, x * 2, np.ones(2)
+
+            @staticmethod
+            def backward(ctx, g_number, g_tensor, g_array):
+                seen.append((g_number, g_tensor, g_array))
+                return g_tensor * 2
+
+        class NumpyOut(tg.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return np.cbrt(x.detach().numpy())
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        x = tg.tensor([1.0, 2.0], requires_grad=True)
+        number, tensor, array = Mixed.apply(x)
+        tensor.sum().backward()
+        cube_root = NumpyOut.apply(tg.tensor([8.0], requires_grad=True))
+        return {"number": number, "tensor": tensor, "output_nr": tensor.output_nr,
+                "array": (type(array).__name__, array.tolist()), "x_grad": x.grad,
+                "backward_saw": seen,
+                "numpy_out": (type(cube_root).__name__, cube_root.tolist())}
     run(prog)
 
 

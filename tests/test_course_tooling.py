@@ -380,6 +380,10 @@ def test_value(capsys):
     result, line = run(capsys, lambda: check.value(stub, 1))
     assert result.status == check.NOT_ATTEMPTED and line.startswith("… not attempted yet")
     assert not run(capsys, lambda: check.value(..., 1))[0]
+    result, line = run(capsys, lambda: check.value({"a": ..., "b": [..., ...]}, {"a": 1, "b": [2, 3]}))
+    assert result.status == check.NOT_ATTEMPTED
+    result, line = run(capsys, lambda: check.value({"a": 1, "b": [2, ...]}, {"a": 1, "b": [2, 3]}))
+    assert line == "✘ 1 of 3 entries of your answer are still ... — hint: replace each ... with your answer"
     result, line = run(capsys, lambda: check.value(lambda: undefined_answer, 1))  # noqa: F821
     assert "not defined yet" in line
 

@@ -18,7 +18,7 @@ needed, makes one graph node of class ``SquareBackward``. As in PyTorch, the
 import functools
 import warnings
 
-from teachgrad.autograd import grad_mode
+from teachgrad.autograd import grad_mode, views
 from teachgrad.autograd.graph import Node, SavedTensor
 
 
@@ -73,8 +73,8 @@ class FunctionCtx(Node):
     def __call__(self, *grad_outputs):
         from teachgrad import creation
         if self.materialize_grads:
-            grad_outputs = [creation.zeros(shape, dtype=dtype) if g is None else g
-                            for g, (shape, dtype) in zip(grad_outputs, self._output_metadata)]
+            grad_outputs = [_zeros_for(meta, creation) if g is None else g
+                            for g, meta in zip(grad_outputs, self._output_metadata)]
         grads = self._forward_cls.backward(self, *grad_outputs)
         grads = grads if isinstance(grads, tuple) else (grads,)
         expected = len(self._arg_is_tensor)
@@ -97,6 +97,15 @@ class FunctionCtx(Node):
                 raise RuntimeError(f"function {self.name()} returned a gradient different than "
                                    f"None at position {position}, but the corresponding forward "
                                    f"input was not a Variable")
+
+
+def _zeros_for(output_metadata, creation):
+    """The gradient materialized for an output that got none: zeros of its shape and dtype,
+    or None for an output that is not a tensor."""
+    if output_metadata is None:
+        return None
+    shape, dtype = output_metadata
+    return creation.zeros(shape, dtype=dtype)
 
 
 class Function:
@@ -170,16 +179,23 @@ def _alias_if_input(ctx, output, inputs):
 
 def _connect(ctx, tensors, is_tensor, outputs):
     """Wire the Function's node into the graph, as Operation._connect does for built-ins."""
+    from teachgrad.tensor import Tensor
     ctx.next_functions = tuple(t._gradient_edge() for t in tensors)
     ctx._input_metadata = tuple((t.shape, t.dtype) for t in tensors)
     ctx._arg_is_tensor = is_tensor
     ctx._num_outputs = len(outputs)
-    ctx._output_metadata = tuple((out.shape, out.dtype) for out in outputs)
+    # (forward may return things that are not tensors: they pass through, and get None)
+    ctx._output_metadata = tuple((out.shape, out.dtype) if isinstance(out, Tensor) else None
+                                 for out in outputs)
     for output_nr, out in enumerate(outputs):
-        if not out.dtype.is_floating_point or any(out is t for t in ctx._non_differentiable):
+        if not isinstance(out, Tensor) or not out.dtype.is_floating_point \
+                or any(out is t for t in ctx._non_differentiable):
             continue
         if any(out is t for t in ctx._dirty):
             _check_dirty(out)
+            if out._base is not None:        # a view changed in place: its base is rebased
+                views.rebase_base_of_view(out, ctx)
+                continue
         out._grad_fn, out._output_nr, out._requires_grad = ctx, output_nr, True
     ctx._saved = tuple(_save(ctx, t, outputs) for t in ctx._to_save)
     ctx._to_save = ()

@@ -4,12 +4,47 @@
 code (as context managers) or for a whole function (as decorators).
 """
 import functools
+import inspect
 
-_state = {"enabled": True}
+_state = {"enabled": True, "inference": False}
+
+
+def _decorate(function, new_block):
+    """``function`` run inside ``with new_block():``. A generator function's body runs in
+    the block's mode each time it resumes, and the caller's mode is back at each ``yield``
+    (as in PyTorch: ``@no_grad()`` on a generator of batches)."""
+    if not inspect.isgeneratorfunction(function):
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            with new_block():
+                return function(*args, **kwargs)
+        return wrapper
+
+    @functools.wraps(function)
+    def generator(*args, **kwargs):
+        inner = function(*args, **kwargs)
+        request = None
+        while True:
+            try:
+                with new_block():
+                    response = inner.send(request)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                request = yield response
+            except GeneratorExit:
+                with new_block():
+                    inner.close()
+                raise
+    return generator
 
 
 def is_grad_enabled():
     return _state["enabled"]
+
+
+def is_inference_mode_enabled():
+    return _state["inference"]
 
 
 class set_grad_enabled:
@@ -30,12 +65,7 @@ class set_grad_enabled:
     def __call__(self, function):
         mode = self.mode
         _state["enabled"] = self.previous   # used as a decorator: undo the switch
-
-        @functools.wraps(function)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return function(*args, **kwargs)
-        return wrapper
+        return _decorate(function, lambda: set_grad_enabled(mode))
 
 
 class _GradModeBlock:
@@ -56,11 +86,7 @@ class _GradModeBlock:
         return False
 
     def __call__(self, function):
-        @functools.wraps(function)
-        def wrapper(*args, **kwargs):
-            with self._new_block():
-                return function(*args, **kwargs)
-        return wrapper
+        return _decorate(function, self._new_block)
 
     def _new_block(self):
         return type(self)()
@@ -78,8 +104,8 @@ class enable_grad(_GradModeBlock):
 
 class inference_mode(_GradModeBlock):
     """Like no_grad; ``inference_mode(False)`` switches recording on, like enable_grad.
-    (teachgrad does not model PyTorch's inference tensors, which may not enter a graph
-    even later.)"""
+    (teachgrad does not model PyTorch's inference tensors, which autograd refuses to save
+    for backward later and which may not be changed in place outside the mode.)"""
     switched_on = True
 
     def __new__(cls, mode=True):
@@ -90,8 +116,12 @@ class inference_mode(_GradModeBlock):
         return block
 
     def __enter__(self):
-        self.previous = _state["enabled"]
-        _state["enabled"] = not self.switched_on
+        self.previous, self.previous_inference = _state["enabled"], _state["inference"]
+        _state["enabled"], _state["inference"] = not self.switched_on, self.switched_on
+
+    def __exit__(self, *exc):
+        _state["enabled"], _state["inference"] = self.previous, self.previous_inference
+        return False
 
     def _new_block(self):
         return inference_mode(self.switched_on)

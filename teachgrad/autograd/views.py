@@ -141,12 +141,18 @@ def rebase_history(target, node, inputs):
         node._connect(inputs, (target,))
         _move_retain_grad(target, old_node, old_output_nr)
         return
-    base = target._base
     node._connect(inputs, (target,))          # node now reads the view's old history
-    copy_slices = CopySlices(base, target._view_replay, node)
-    base._grad_fn, base._output_nr, base._requires_grad = copy_slices, 0, True
-    refresh_view_history(target)
+    rebase_base_of_view(target, node)
     _move_retain_grad(target, old_node, old_output_nr)
+
+
+def rebase_base_of_view(view, node):
+    """After ``node`` changed ``view`` in place: the base's new history is a ``CopySlices``
+    around ``node``, and the view's is replayed from it."""
+    base = view._base
+    copy_slices = CopySlices(base, view._view_replay, node)
+    base._grad_fn, base._output_nr, base._requires_grad = copy_slices, 0, True
+    refresh_view_history(view)
 
 
 def _move_retain_grad(tensor, old_node, old_output_nr):

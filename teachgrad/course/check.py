@@ -331,10 +331,35 @@ def value(answer, expected, *, name="your answer", atol=1e-6, rtol=1e-5, hint=No
         check.value(lambda: y.grad_fn, "MulBackward0", name="the node that made y")
     """
     answer = _resolve(answer)
+    _stop_at_placeholders(answer, name)
     found = _difference(answer, expected, name, atol, rtol)
     if found:
         what, specific = found
         raise _Stop(WRONG, what, specific or hint)
+
+
+def _placeholders(answer):
+    """(entries still ``...``, all entries) of a dict / list / tuple answer, at any depth."""
+    if answer is Ellipsis:
+        return 1, 1
+    if isinstance(answer, dict):
+        answer = list(answer.values())
+    if not isinstance(answer, (list, tuple)):
+        return 0, 1
+    counts = [_placeholders(item) for item in answer]
+    return sum(left for left, _ in counts), sum(total for _, total in counts)
+
+
+def _stop_at_placeholders(answer, name):
+    """A dict or list whose entries are all ``...`` is not attempted; some, unfinished."""
+    if not isinstance(answer, (dict, list, tuple)):
+        return
+    left, total = _placeholders(answer)
+    if left and left == total:
+        raise _Stop(NOT_ATTEMPTED)
+    if left:
+        raise _Stop(WRONG, f"{left} of {total} entries of {name} are still ...",
+                    "replace each ... with your answer")
 
 
 _FLAG_HINTS = {
