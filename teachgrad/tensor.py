@@ -26,6 +26,11 @@ class VersionCounter:
         self.version += 1
 
 
+def new_version_counter():
+    """A fresh counter; inside inference_mode, the mark of an inference tensor instead."""
+    return grad_mode.INFERENCE if grad_mode._state["inference"] else VersionCounter()
+
+
 class Size(tuple):
     """A shape, printed as ``teachgrad.Size([2, 3])``."""
 
@@ -64,7 +69,7 @@ class Tensor:
     def __init__(self, data=()):
         """``Tensor([1, 2])`` makes a float tensor, like ``torch.Tensor``."""
         self._data = np.array(data, dtype=dtypes.get_default_dtype().numpy)
-        self._version_counter = VersionCounter()
+        self._version_counter = new_version_counter()
         self._grad_fn = None
         self._requires_grad = False
 
@@ -75,7 +80,7 @@ class Tensor:
             array = np.asarray(array)
         tensor = object.__new__(cls)
         tensor._data = array
-        tensor._version_counter = version_counter or VersionCounter()
+        tensor._version_counter = version_counter or new_version_counter()
         tensor._grad_fn = None
         tensor._requires_grad = False
         return tensor
@@ -114,6 +119,9 @@ class Tensor:
         if flag and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
+        if flag and self.is_inference() and not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad=True):
@@ -130,7 +138,13 @@ class Tensor:
 
     @property
     def _version(self):
+        if self.is_inference():
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter.version
+
+    def is_inference(self):
+        """Was this tensor made inside ``inference_mode`` (or is it a view of one)?"""
+        return self._version_counter is grad_mode.INFERENCE
 
     @property
     def output_nr(self):
@@ -162,8 +176,9 @@ class Tensor:
     # ---- data, shape and conversion to Python ---------------------------
     @property
     def data(self):
-        """The same memory without autograd: a fresh version counter, so edits go unseen."""
-        return Tensor._make(self._data)
+        """The same memory without autograd: a fresh version counter, so edits go unseen
+        (an inference tensor's ``.data`` is one too)."""
+        return Tensor._make(self._data, grad_mode.INFERENCE if self.is_inference() else None)
 
     @data.setter
     def data(self, other):

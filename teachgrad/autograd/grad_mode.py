@@ -47,6 +47,23 @@ def is_inference_mode_enabled():
     return _state["inference"]
 
 
+class InferenceCounter:
+    """What a tensor made inside ``inference_mode`` has instead of a version counter.
+
+    PyTorch's *inference tensors* track no version, so autograd cannot check them: they may
+    not be saved for backward, nor changed in place outside the mode. One shared instance
+    (``INFERENCE``) marks them; views and ``detach()`` share it, as they share a counter.
+    """
+    __slots__ = ()
+    version = 0
+
+    def bump(self):
+        pass
+
+
+INFERENCE = InferenceCounter()
+
+
 class set_grad_enabled:
     """Sets grad mode on or off. Works at once, as a context manager, or as a decorator."""
 
@@ -103,9 +120,8 @@ class enable_grad(_GradModeBlock):
 
 
 class inference_mode(_GradModeBlock):
-    """Like no_grad; ``inference_mode(False)`` switches recording on, like enable_grad.
-    (teachgrad does not model PyTorch's inference tensors, which autograd refuses to save
-    for backward later and which may not be changed in place outside the mode.)"""
+    """Like no_grad, and the tensors made inside are inference tensors (``INFERENCE``);
+    ``inference_mode(False)`` switches recording on, like enable_grad."""
     switched_on = True
 
     def __new__(cls, mode=True):

@@ -14,7 +14,7 @@ import weakref
 from collections import OrderedDict
 from types import MappingProxyType
 
-from teachgrad.autograd import anomaly
+from teachgrad.autograd import anomaly, grad_mode
 
 _sequence_numbers = itertools.count()
 
@@ -164,6 +164,13 @@ BACKWARD_TWICE = (
     "calling backward.")
 
 
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `teachgrad.no_grad()` instead of "
+    "`teachgrad.inference_mode()`.")
+
+
 class SavedTensor:
     """A tensor kept by a node for its backward, with the version it had when saved.
 
@@ -176,6 +183,8 @@ class SavedTensor:
                  "_data", "_requires_grad", "_node", "_output_nr", "_tensor", "_output_ref")
 
     def __init__(self, tensor, node=None, is_output=False):
+        if tensor._version_counter is grad_mode.INFERENCE:
+            raise RuntimeError(INFERENCE_SAVED)
         self.saved_version = tensor._version_counter.version
         self._version_counter = tensor._version_counter
         self.shape = shared(tensor._data.shape)

@@ -41,6 +41,11 @@ def make_view(view, source, replay):
 def check_inplace_allowed(target, others=()):
     """PyTorch's errors for in-place changes that would break autograd (checked before
     writing); ``others`` are the op's other tensor inputs."""
+    if target.is_inference() and not grad_mode.is_inference_mode_enabled():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
     if not target._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor "

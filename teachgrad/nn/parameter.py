@@ -10,7 +10,7 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         from teachgrad.creation import empty
         data = empty(0) if data is None else data
-        parameter = cls._make(data._data)
+        parameter = cls._make(data._data, data._version_counter)   # (as detach() does)
         parameter.requires_grad = requires_grad
         return parameter
 
