@@ -13,6 +13,7 @@ from teachgrad.autograd.grad_mode import (enable_grad, inference_mode, is_grad_e
                                           is_inference_mode_enabled, no_grad, set_grad_enabled)
 from teachgrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
                                 full_like, get_rng_state, initial_seed, linspace, manual_seed,
+                               logspace, multinomial,
                                 ones, ones_like, rand, rand_like, randint, randint_like, randn,
                                 randn_like, randperm, seed, set_rng_state, tensor, zeros,
                                 zeros_like)
@@ -20,10 +21,13 @@ from teachgrad.random import Generator
 from teachgrad.dtypes import (bool_ as bool, dtype, finfo, float16, float32, float64,
                               get_default_dtype, iinfo, int32, int64, set_default_dtype, uint8)
 from teachgrad.ops.indexing import (gather, index as _index, index_add, index_select,
-                                    masked_scatter, masked_select, nonzero, scatter, scatter_add)
+                                    masked_scatter, masked_select, nonzero, scatter, scatter_add,
+                                    put, take, take_along_dim)
 from teachgrad.ops.inplace import (bernoulli, clamp_, exp_, fill_, neg_, normal, relu_, sigmoid_,
                                   tanh_, zero_)
-from teachgrad.ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
+from teachgrad.ops.linalg import (addmm, bmm, cdist, cross, det, dist, dot, einsum, inverse,
+                                  kron, logdet, matmul, mm, mv, outer, slogdet, tensordot)
+from teachgrad import linalg  # torch.linalg
 from teachgrad.ops.pointwise import (abs, acos, add, addcdiv, addcmul, allclose, asin, atan,
                                      atan2, ceil, clamp, clone, cos, cosh, div, eq, equal, erf,
                                      exp, expm1, floor, floor_divide, ge, gt, isclose,
@@ -38,12 +42,16 @@ from teachgrad.ops.pointwise import (abs, acos, add, addcdiv, addcmul, allclose,
 from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argsort, cumprod,
                                      cumsum,
                                      log_softmax, logsumexp, max, mean, min, norm, prod, softmax,
-                                     sort, std, sum, topk, trace, var)
+                                     sort, std, sum, topk, trace, var,
+                                     bucketize, count_nonzero, kthvalue, median, mode, nanmean,
+                                     nanmedian, nanquantile, nansum, quantile, searchsorted,
+                                     unique, unique_consecutive)
 from teachgrad.ops.shape import (broadcast_tensors, broadcast_to, cat, chunk, diag, diag_embed,
                                  diagonal, diff, expand, flatten, flip, hstack, vstack,
                                  meshgrid, movedim, narrow, permute, reshape, roll, select,
                                  split, squeeze, stack, t, tile, transpose, tril, triu, unbind,
-                                 unsqueeze, transpose as swapaxes, transpose as swapdims)
+                                 unsqueeze, transpose as swapaxes, transpose as swapdims,
+                                 repeat_interleave)
 from teachgrad.printing import set_printoptions
 from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)

@@ -123,6 +123,25 @@ def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
     return _leaf(values.astype(step_dtype).astype(out_dtype), requires_grad)
 
 
+def logspace(start, end, steps, base=10.0, dtype=None, requires_grad=False, device=None):
+    """``steps`` powers of ``base`` whose exponents are evenly spaced from ``start`` to
+    ``end``, computed as PyTorch's CPU code does so that the last bits agree: the step is
+    the difference of the ends in the result's dtype, divided in float64; each exponent,
+    in float64, counts up from ``start`` in the first half and down from ``end`` in the
+    second; each power is rounded once to the result's dtype."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    out_dtype = np.dtype(_numpy_dtype(dtype))
+    if steps == 1:
+        return _leaf(np.power(float(base), [float(start)]).astype(out_dtype), requires_grad)
+    first, last = out_dtype.type(start), out_dtype.type(end)
+    step = float(last - first) / (steps - 1)
+    index = np.arange(steps)
+    exponents = np.where(index < steps // 2, float(first) + step * index,
+                         float(last) - step * (steps - 1 - index))
+    return _leaf(np.power(float(base), exponents).astype(out_dtype), requires_grad)
+
+
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     return _leaf(np.eye(n, m, dtype=_numpy_dtype(dtype)), requires_grad)
 
@@ -159,6 +178,45 @@ def randperm(n, generator=None, dtype=None, requires_grad=False, device=None):
     with random.drawing_from(generator):
         values = random.randperm(n)
     return _leaf(values.astype(_numpy_dtype(dtype, dtypes.int64)), requires_grad)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Indices drawn from the distributions in the rows of ``input`` (weights, not
+    necessarily normalised), with PyTorch's numbers after the same seed."""
+    _check_distributions(input, num_samples, replacement)
+    with random.drawing_from(generator):
+        values = random.multinomial(input._data, num_samples, replacement)
+    return _leaf(values)
+
+
+def _check_distributions(input, num_samples, replacement):
+    """PyTorch's checks, in its order (all made before any number is drawn)."""
+    if isinstance(num_samples, float):
+        raise TypeError("multinomial(): argument 'num_samples' (position 2) must be int, not float")
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{input.dtype.short_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > input.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if input.shape[-1] > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    weights = input._data.reshape(-1, input.shape[-1])
+    if not replacement or num_samples == 1:
+        if not (np.all(weights < np.inf) and np.all(weights >= 0)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    else:
+        bad = ~(weights >= 0) | ~np.isfinite(weights)
+        if bad.any():
+            first = weights.reshape(-1)[np.argmax(bad.reshape(-1))]
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                               + ("< 0)" if not first >= 0 else "= infinity or NaN)"))
+    if weights.size and (weights.sum(axis=-1) == 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
 def _like(maker, input, dtype, requires_grad, *args):

@@ -26,6 +26,7 @@ __all__ = [
     "Generator", "drawing_from",
     "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "rand", "randn", "uniform", "normal", "randint", "randperm", "bernoulli",
+    "exponential", "multinomial",
 ]
 
 _MT_SIZE = 624          # mt19937 keeps 624 32-bit words of state
@@ -469,3 +470,42 @@ def bernoulli(shape, p=0.5, dtype=np.float32):
     if not 0 <= p <= 1:
         raise ValueError(f"bernoulli: p must be in [0, 1], got {p}")
     return (_unit_floats(n, np.float64) < p).astype(dtype).reshape(shape)
+
+
+def exponential(shape, lambd=1.0, dtype=np.float32):
+    """``tensor.exponential_(lambd)``: -1 / lambd * log(1 - u) for a float64 uniform u,
+    rounded to ``dtype``.  Matches torch's portable kernel."""
+    n, shape = _size(shape)
+    u = _unit_floats(n, np.float64)
+    return (-1.0 / lambd * np.log1p(-u)).astype(dtype).reshape(shape)
+
+
+def multinomial(probs, num_samples, replacement=False):
+    """``torch.multinomial`` on a 1-D or 2-D array of weights (checked by the caller):
+    int64 category indices, one row of samples per distribution.  Matches torch.
+
+    torch has two algorithms:
+
+    * without replacement, or for a single sample: divide each weight by an
+      exponential draw and take the ``num_samples`` largest ratios (the Gumbel-max
+      trick with exp applied), in the order torch's topk gives them;
+    * with replacement: for each sample, a float64 uniform u looked up in the
+      row's cumulative weights (summed in order, in the weights' dtype, divided
+      by the total, the last set to 1): the first category reaching u.
+    """
+    from teachgrad.ops.cpp_orders import largest_positions
+    rows = np.atleast_2d(probs)
+    if not replacement or num_samples == 1:
+        ratios = rows / exponential(rows.shape, 1.0, rows.dtype)
+        samples = [[np.argmax(row)] if num_samples == 1 else largest_positions(row, num_samples)
+                   for row in ratios]
+    else:
+        samples = [_draw_with_replacement(row, num_samples) for row in rows]
+    return np.array(samples, dtype=np.int64).reshape(probs.shape[:-1] + (num_samples,))
+
+
+def _draw_with_replacement(weights, num_samples):
+    cumulative = np.cumsum(weights)         # sequential, in the weights' dtype, as torch
+    cumulative = cumulative / cumulative[-1]
+    cumulative[-1] = 1
+    return np.searchsorted(cumulative, _unit_floats(num_samples, np.float64), side="left")

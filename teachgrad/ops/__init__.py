@@ -97,6 +97,11 @@ METHODS = {
     "var": reduction.var, "std": reduction.std, "cumsum": reduction.cumsum,
     "cumprod": reduction.cumprod,
     "prod": reduction.prod, "sort": reduction.sort, "argsort": reduction.argsort, "topk": reduction.topk,
+    "median": reduction.median, "nanmedian": reduction.nanmedian, "mode": reduction.mode,
+    "kthvalue": reduction.kthvalue, "quantile": reduction.quantile,
+    "nanquantile": reduction.nanquantile, "nansum": reduction.nansum,
+    "nanmean": reduction.nanmean, "count_nonzero": reduction.count_nonzero,
+    "unique": reduction.unique, "unique_consecutive": reduction.unique_consecutive,
     # shapes and views
     "view": _size_args(shape.view), "reshape": _size_args(shape.reshape),
     "expand": _size_args(shape.expand), "permute": _size_args(shape.permute),
@@ -112,10 +117,13 @@ METHODS = {
     "repeat": _size_args(shape.repeat), "tile": _size_args(shape.tile),
     "movedim": shape.movedim, "diagonal": shape.diagonal, "diag": shape.diag,
     "diag_embed": shape.diag_embed, "broadcast_to": shape.broadcast_to, "diff": shape.diff,
+    "repeat_interleave": shape.repeat_interleave,
     "trace": reduction.trace,
     # matrix products
     "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "dot": linalg.dot,
-    "bmm": linalg.bmm, "outer": linalg.outer,
+    "bmm": linalg.bmm, "outer": linalg.outer, "kron": linalg.kron, "cross": linalg.cross,
+    "det": linalg.det, "logdet": linalg.logdet, "slogdet": linalg.slogdet,
+    "inverse": linalg.inverse, "dist": linalg.dist,
     # indexing
     "__getitem__": indexing.index, "__setitem__": indexing.setitem,
     "gather": indexing.gather, "scatter_add": indexing.scatter_add,
@@ -123,6 +131,8 @@ METHODS = {
     "index_add": indexing.index_add, "masked_select": indexing.masked_select,
     "masked_scatter": indexing.masked_scatter, "masked_scatter_": indexing.masked_scatter_,
     "nonzero": indexing.nonzero,
+    "take": indexing.take, "take_along_dim": indexing.take_along_dim, "put": indexing.put,
+    "put_": indexing.put_, "multinomial": creation.multinomial,
     # new tensors with this one's dtype
     "new_zeros": creation.new_zeros, "new_ones": creation.new_ones,
     "new_full": creation.new_full, "new_tensor": creation.new_tensor,

@@ -126,6 +126,8 @@ def _torch_index_message(error, array, key):
 def _along(dim, index):
     """numpy indices that pick, at every position of ``index``, entry ``index[...]`` along
     ``dim`` and the same position along every other dimension (gather's rule)."""
+    if index.ndim == 0:              # a 0-d tensor has one entry (its index, checked, is 0)
+        return (Ellipsis,)
     places = list(np.indices(index.shape, sparse=True))
     places[dim] = index
     return tuple(places)
@@ -189,7 +191,17 @@ def _check_index_argument(name, input, dim, index):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if index.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    return _check_dim(dim, input.ndim)
+    dim = _check_dim(dim, input.ndim)
+    _check_in_bounds(index._data, input.shape[dim] if input.ndim else 1, dim)
+    return dim
+
+
+def _check_in_bounds(index, size, dim):
+    """PyTorch's error for the first index outside [0, size) (numpy would wrap a negative one)."""
+    outside = (index < 0) | (index >= size)
+    if outside.any():
+        raise RuntimeError(f"index {index.reshape(-1)[np.argmax(outside.reshape(-1))]} is out "
+                           f"of bounds for dimension {dim} with size {size}")
 
 
 class ScatterBackward1(Operation):
@@ -495,3 +507,128 @@ def nonzero(input, *, as_tuple=False):
             return (Tensor._make(np.zeros(int(places.shape[0]), dtype=np.int64)),)
         return tuple(Tensor._make(np.ascontiguousarray(places[:, d])) for d in range(input.ndim))
     return Tensor._make(places.astype(np.int64))
+
+
+# ---- positions counted through the tensor as if it were flat --------------------------
+class TakeBackward0(Operation):
+    """The elements at flat positions ``index`` (negative ones count from the end), in the
+    shape of ``index``."""
+    kept_names = ("index",)
+
+    def forward(self, a, index):
+        self.save("self")
+        self.keep("index", index)
+        return np.asarray(a.reshape(-1)[index._data], dtype=a.dtype)
+
+    def backward(self, grad):
+        from teachgrad import creation
+        zeros = creation.zeros_like(self._saved_self, dtype=grad.dtype)
+        return put(zeros, self._saved_index, grad, accumulate=True)
+
+
+class PutBackward0(Operation):
+    """The tensor with ``source``'s elements written at flat positions ``index`` (added
+    there with ``accumulate``, so that a repeated position adds up)."""
+    input_names = ("self", "source")
+    kept_names = ("index",)
+
+    def forward(self, a, source, index, accumulate):
+        self.save("source")
+        self.keep("index", index)
+        self._saved_accumulate = accumulate
+        out = a.copy()
+        if accumulate:
+            np.add.at(out.reshape(-1), index._data.reshape(-1), source.reshape(-1))
+        else:
+            out.reshape(-1)[index._data.reshape(-1)] = source.reshape(-1)
+        return out
+
+    def backward(self, grad):
+        from teachgrad import creation
+        index, source = self._saved_index, self._saved_source
+        grad_self = grad_source = None
+        if self.needs_input_grad[0]:
+            # the overwritten places lost their old values: no gradient flows back to those
+            grad_self = grad if self._saved_accumulate else \
+                put(grad, index, creation.zeros_like(source, dtype=grad.dtype))
+        if self.needs_input_grad[1]:
+            grad_source = take(grad, index).reshape(source.shape)
+        return grad_self, grad_source
+
+
+def _check_long_index(name, index):
+    if index.dtype.name != "int64":
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                           f"{index.dtype.short_name}")
+
+
+def _check_flat_positions(input, index):
+    """PyTorch's error for the first flat position outside the tensor."""
+    size = input.numel()
+    outside = (index._data < -size) | (index._data >= size)
+    if outside.any():
+        bad = index._data.reshape(-1)[np.argmax(outside.reshape(-1))]
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {size} "
+                         f"elements.")
+
+
+def take(input, index):
+    _check_long_index("take", index)
+    if input.numel() == 0 and index.numel():
+        raise IndexError("take(): tried to take from an empty tensor")
+    _check_flat_positions(input, index)
+    return TakeBackward0.apply(input, index=index)
+
+
+def _check_put(input, index, source):
+    _check_long_index("put_", index)
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {input.dtype.short_name} and source.dtype = "
+                           f"{source.dtype.short_name}")
+    if input.numel() == 0 and index.numel():
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    _check_flat_positions(input, index)
+
+
+def put(input, index, source, accumulate=False):
+    _check_put(input, index, source)
+    return PutBackward0.apply(input, source, index=index, accumulate=accumulate)
+
+
+def put_(input, index, source, accumulate=False):
+    _check_put(input, index, source)
+    return PutBackward0.apply_inplace(input, source, index=index, accumulate=accumulate)
+
+
+def take_along_dim(input, indices, dim=None):
+    """``gather`` with the indices and the input broadcast to each other (but for ``dim``);
+    without ``dim``, on both flattened (PyTorch's steps: expand, or view, then gather)."""
+    if dim is None:
+        return gather(input.view(-1), 0, indices.view(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, and "
+                           f"{indices.ndim} dimensions for indices")
+    if indices.dtype.name != "int64":
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype.short_name}")
+    dim = _check_dim(dim, input.ndim)
+    index_shape = _broadcast_but(dim, input.shape, indices.shape)
+    input_shape = _broadcast_but(dim, indices.shape, input.shape)
+    return gather(input.expand(input_shape), dim, indices.expand(index_shape))
+
+
+def _broadcast_but(dim, sizes, other):
+    """The shape ``other`` broadcasts to with ``sizes`` along every dimension but ``dim``."""
+    from teachgrad.autograd.operation import broadcast_error_message
+    sizes = list(sizes)
+    sizes[dim] = other[dim]
+    try:
+        return np.broadcast_shapes(tuple(sizes), other)
+    except ValueError:
+        raise RuntimeError(broadcast_error_message([tuple(sizes), other])) from None

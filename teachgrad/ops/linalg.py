@@ -1,8 +1,21 @@
-"""Matrix products: mm, mv, dot, bmm, addmm, and matmul, which picks one of them."""
+"""Matrix products: mm, mv, dot, bmm, addmm, and matmul, which picks one of them; tensordot
+and kron, built from them as PyTorch builds them; the cross product.
+
+einsum is in ``einsum.py``, determinants, inverses and solves in ``lu.py``, cdist and dist in
+``distances.py``; they are imported here too, so that ``teachgrad.det`` and ``x.det()``
+come from one place.
+"""
+import warnings
+
 import numpy as np
 
 from teachgrad import dtypes
 from teachgrad.autograd.operation import Operation
+from teachgrad.ops.distances import cdist, dist  # noqa: F401  (re-exported, see above)
+from teachgrad.ops.einsum import einsum  # noqa: F401
+from teachgrad.ops.lu import det, inverse, linalg_slogdet, logdet, slogdet, solve  # noqa: F401
+from teachgrad.ops.shape import SqueezeBackward4, UnsafeViewBackward0, _check_dim
+from teachgrad.tensor import Tensor
 
 
 def mat2_gradient(mat1, grad, mat2_is_transposed):
@@ -143,7 +156,7 @@ def _dtype_mismatch_message(kind, tensors):
     elif kind == "dot":
         message = (f"dot : expected both vectors to have same dtype, but found "
                    f"{names[0]} and {names[1]}")
-    else:     # bmm
+    else:     # "scalar type": bmm, cross, einsum... PyTorch's generic words
         message = f"expected scalar type {names[0]} but found {names[1]}"
     return message
 
@@ -180,7 +193,7 @@ def dot(input, tensor):
 def bmm(input, mat2):
     _check_matrix("batch1", input, 3)
     _check_matrix("batch2", mat2, 3)
-    _check_same_dtype("bmm", input, mat2)
+    _check_same_dtype("scalar type", input, mat2)
     return BmmBackward0.apply(input, mat2)
 
 
@@ -193,7 +206,7 @@ def matmul(input, other):
     if b == 1 and a > 2:
         _check_same_dtype("mv", input, other)     # as PyTorch, which folds the batch into mv
     elif b > 2:
-        _check_same_dtype("bmm", input, other)
+        _check_same_dtype("scalar type", input, other)
     if a == 1 and b == 1:
         return dot(input, other)
     if a == 2 and b == 1:
@@ -210,13 +223,11 @@ def matmul(input, other):
 
 
 def _squeeze4(t, dim):
-    from teachgrad.ops.shape import SqueezeBackward4
     return SqueezeBackward4.apply_view(t, lambda x: _squeeze4(x, dim), dim=dim)
 
 
 def _fold_batch_into_rows(input, other):
     """(..., n, k) @ (k, m) or @ (k,): one big mm over all rows, then the shape back."""
-    from teachgrad.ops.shape import UnsafeViewBackward0
     vector = other.ndim == 1
     matrix = other.unsqueeze(1) if vector else other
     rows = input.reshape(-1, input.shape[-1])
@@ -226,7 +237,6 @@ def _fold_batch_into_rows(input, other):
 
 def _batched(input, other):
     """Broadcast the batch dimensions, then one bmm."""
-    from teachgrad.ops.shape import UnsafeViewBackward0
     vector_left = input.ndim == 1
     if vector_left:
         input = input.unsqueeze(0)
@@ -248,3 +258,131 @@ def outer(input, vec2):
         if vector.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {vector.ndim}-D")
     return input.reshape(-1, 1) * vec2
+
+
+# ---- tensordot and kron ---------------------------------------------------------------------
+def tensordot(a, b, dims=2):
+    """Sum the products over ``dims`` pairs of dimensions: a's last ``dims`` with b's first
+    (an int), or the dimensions of two lists. As PyTorch: a is permuted so that its summed
+    dimensions come last, b so that they come first; both are flattened to matrices for one
+    mm, whose result is reshaped to a's kept sizes then b's."""
+    dims_a, dims_b = _tensordot_dims(a, b, dims)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    summed_size, left, right = 1, a, b
+    for dim_a, dim_b in zip(dims_a, dims_b):
+        size_a, size_b = a.shape[_check_dim(dim_a, a.ndim)], b.shape[_check_dim(dim_b, b.ndim)]
+        if size_b == 1:         # a broadcast dimension is summed right away
+            left = left.sum(dim_a, True)
+        elif size_a == 1:
+            right = right.sum(dim_b, True)
+        elif size_a != size_b:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {size_a} "
+                               f"in dim {dim_a} and second has size {size_b} in dim {dim_b}")
+        else:
+            summed_size *= size_a
+    summed_a = [_check_dim(d, a.ndim) for d in dims_a]
+    summed_b = [_check_dim(d, b.ndim) for d in dims_b]
+    kept_a = [d for d in range(a.ndim) if d not in summed_a]
+    kept_b = [d for d in range(b.ndim) if d not in summed_b]
+    sizes_a, sizes_b = [left.shape[d] for d in kept_a], [right.shape[d] for d in kept_b]
+    left = left.permute(kept_a + dims_a).reshape(int(np.prod(sizes_a)), summed_size)
+    right = right.permute(dims_b + kept_b).reshape(summed_size, int(np.prod(sizes_b)))
+    return mm(left, right).reshape(sizes_a + sizes_b)
+
+
+def _tensordot_dims(a, b, dims):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(-dims, 0)), list(range(dims))
+    if not isinstance(dims, (tuple, list)) or len(dims) != 2:
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
+    for position, (name, dim_list) in enumerate(zip(("dims_self", "dims_other"), dims), start=3):
+        if not isinstance(dim_list, (tuple, list)):
+            raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be "
+                            f"tuple of ints, not {type(dim_list).__name__}")
+    return list(dims[0]), list(dims[1])
+
+
+def kron(input, other):
+    """The Kronecker product: every element of input times the whole of other, in blocks.
+    As PyTorch: input viewed as (n0, 1, n1, 1, ...), other as (1, m0, 1, m1, ...); their
+    broadcast product, viewed as (n0*m0, n1*m1, ...)."""
+    ndim = max(input.ndim, other.ndim)
+    input_sizes = (1,) * (ndim - input.ndim) + input.shape
+    other_sizes = (1,) * (ndim - other.ndim) + other.shape
+    input_shape, other_shape = [], []
+    for n, m in zip(input_sizes, other_sizes):
+        input_shape += [n, 1]
+        other_shape += [1, m]
+    product = UnsafeViewBackward0.apply(input, shape=tuple(input_shape)) * \
+        UnsafeViewBackward0.apply(other, shape=tuple(other_shape))
+    return UnsafeViewBackward0.apply(
+        product, shape=tuple(n * m for n, m in zip(input_sizes, other_sizes)))
+
+
+# ---- the cross product ----------------------------------------------------------------------
+class LinalgCrossBackward0(Operation):
+    """The cross product of the 3-vectors along ``dim``. Its gradient is a cross product too:
+    d(a x b) = da x b + a x db, and (g . (da x b)) = ((b x g) . da)."""
+    input_names = ("self", "other")
+
+    def forward(self, a, b, dim):
+        if self.needs_input_grad[0]:
+            self.save("other")
+        if self.needs_input_grad[1]:
+            self.save("self")
+        self._saved_dim = dim
+        return np.ascontiguousarray(np.cross(a, b, axis=dim))
+
+    def backward(self, grad):
+        dim = self._saved_dim
+        grad_self = linalg_cross(self._saved_other, grad, dim=dim) \
+            if self.needs_input_grad[0] else None
+        grad_other = linalg_cross(grad, self._saved_self, dim=dim) \
+            if self.needs_input_grad[1] else None
+        return grad_self, grad_other
+
+
+def linalg_cross(input, other, *, dim=-1):
+    """``torch.linalg.cross``: the cross product along ``dim`` (the last by default); the
+    other dimensions broadcast."""
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    position = _check_dim(dim, input.ndim)
+    if input.shape[position] != 3 or other.shape[position] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[position]} and {other.shape[position]}")
+    _check_same_dtype("scalar type", input, other)
+    return LinalgCrossBackward0.apply(input, other, dim=position)
+
+
+def cross(input, other, dim=None):
+    """``torch.cross``: ``linalg.cross``, except that without ``dim`` it takes the first
+    dimension of size 3 (which PyTorch warns is deprecated, once per process)."""
+    if dim is None:
+        _warn_once_about_the_default_dim()
+        dim = next((d for d, size in enumerate(input.shape) if size == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return linalg_cross(input, other, dim=dim)
+
+
+_warned_about_the_default_dim = []
+
+
+def _warn_once_about_the_default_dim():
+    if not _warned_about_the_default_dim:
+        _warned_about_the_default_dim.append(True)
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+                      "The default value of dim will change to agree with that of linalg.cross "
+                      "in a future release.", UserWarning, stacklevel=3)

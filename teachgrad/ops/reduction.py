@@ -7,9 +7,12 @@ import builtins
 
 import numpy as np
 
+from teachgrad import dtypes
 from teachgrad.autograd import grad_mode
 from teachgrad.autograd.engine import is_expandable_to
 from teachgrad.autograd.operation import Operation
+from teachgrad.ops import cpp_orders
+from teachgrad.ops.shape import _check_dim
 from teachgrad.tensor import Tensor
 
 
@@ -649,3 +652,503 @@ def any(input, dim=None):
 
 def trace(input):
     return TraceBackward0.apply(input)
+
+
+# ---- median, mode, kthvalue: one element picked from each slice ---------------------
+def _check_not_bool(input, kernel):
+    if input.dtype.category == 0:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _dim_to_reduce(name, input, dim):
+    """``dim`` as a positive number, checked; the slice along it may not be empty."""
+    dim = _check_dim(dim, input.ndim)
+    if input.ndim and input.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+    return dim
+
+
+class MedianBackward0(Operation):
+    """The median of all elements: the lower of the two middle ones for an even count, NaN
+    if there is a NaN (or no element at all). Elements equal to it share the gradient
+    evenly (PyTorch's evenly_distribute_backward)."""
+
+    def forward(self, a):
+        self.save("self")
+        self.save("result")
+        values = self.counted(a.reshape(-1))
+        if values.size == 0:
+            return _nan_of(a.dtype)
+        return np.asarray(np.sort(values)[(values.size - 1) // 2])
+
+    @staticmethod
+    def counted(values):
+        """The values the median is the middle of: all of them, or none if one is NaN."""
+        return values[:0] if np.isnan(values).any() else values
+
+    def backward(self, grad):
+        x, result = self._saved_self, self._saved_result
+        chosen = x.isnan() if result.isnan().item() else x == result
+        return x.new_zeros(x.shape).masked_fill(chosen, grad / chosen.sum())
+
+
+class NanmedianBackward0(MedianBackward0):
+    """The median of the elements that are not NaN (NaN if every one is)."""
+
+    @staticmethod
+    def counted(values):
+        return values[~np.isnan(values)]
+
+
+def _nan_of(numpy_dtype):
+    """NaN in ``numpy_dtype``: for an integer dtype, the smallest integer, as in PyTorch."""
+    if numpy_dtype.kind == "f":
+        return np.asarray(np.nan, dtype=numpy_dtype)
+    return np.asarray(np.iinfo(numpy_dtype).min, dtype=numpy_dtype)
+
+
+class ValueSelectingReduction(Operation):
+    """A reduction over ``dim`` that picks one element of each slice (median, mode,
+    kthvalue) and says which: returns (values, indices). The gradient goes back to the
+    element picked, zeros elsewhere (PyTorch's value_selecting_reduction_backward).
+
+    Subclasses say, in ``pick``, which position of a slice (a 1-D array) PyTorch's CPU
+    kernel reports: among equal values that is not always the first one.
+    """
+    kept_names = ("indices",)
+
+    def forward(self, a, dim, keepdim, **options):
+        self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dim, keepdim
+        slices = np.moveaxis(a.reshape(a.shape or (1,)), dim, -1)
+        indices = np.zeros(slices.shape[:-1], dtype=np.int64)
+        for place in np.ndindex(indices.shape):
+            indices[place] = self.pick(slices[place], **options)
+        values = np.take_along_axis(slices, indices[..., None], axis=-1)[..., 0]
+        if keepdim and a.ndim:
+            values, indices = np.expand_dims(values, dim), np.expand_dims(indices, dim)
+        self.keep("indices", indices)
+        return values, indices
+
+    def backward(self, grad, grad_indices=None):
+        from teachgrad.ops.indexing import into_zeros, scatter
+        sizes, dim, indices = self._saved_self_sym_sizes, self._saved_dim, self._saved_indices
+        if sizes and not self._saved_keepdim:
+            grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
+        return into_zeros(scatter, sizes, dim, indices, grad)
+
+
+class MedianBackward1(ValueSelectingReduction):
+    """The median along ``dim``. PyTorch orders equal values by position, so the median is
+    the middle element of a stable sort; a slice with a NaN gives its first NaN."""
+
+    @staticmethod
+    def pick(values):
+        is_nan = np.isnan(values)
+        if is_nan.any():
+            return np.argmax(is_nan)
+        return np.argsort(values, kind="stable")[(values.size - 1) // 2]
+
+
+class NanmedianBackward1(ValueSelectingReduction):
+    """The median of the values that are not NaN along ``dim`` (a stable sort puts the NaNs
+    last). When all are NaN, the NaN std::nth_element leaves first (PyTorch asks it for
+    position 0, with no NaN less than another)."""
+
+    @staticmethod
+    def pick(values):
+        count = values.size - np.isnan(values).sum()
+        if count == 0:
+            positions = list(range(values.size))
+            cpp_orders.nth_element(positions, 0, lambda i, j: False)
+            return positions[0]
+        return np.argsort(values, kind="stable")[(count - 1) // 2]
+
+
+class ModeBackward0(ValueSelectingReduction):
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones).
+    PyTorch sorts (value, position) pairs by value with std::sort, which is not stable,
+    and reports the position that ends the value's run: we sort the same way."""
+
+    @staticmethod
+    def pick(values):
+        values = values.tolist()
+        order = list(range(len(values)))
+        cpp_orders.sort(order, 0, len(order), lambda i, j: values[i] < values[j])
+        best_position, best_count, count = 0, 0, 0
+        for rank, position in enumerate(order):
+            count += 1
+            run_ends = rank == len(order) - 1 or values[position] != values[order[rank + 1]]
+            if run_ends:
+                if count > best_count:
+                    best_position, best_count = position, count
+                count = 0
+        return best_position
+
+
+class KthvalueBackward0(ValueSelectingReduction):
+    """The k-th smallest value along ``dim`` (NaN counts as the largest), found with
+    PyTorch's own quickselect, whose swaps decide which of equal values is reported."""
+
+    @staticmethod
+    def pick(values, k):
+        return cpp_orders.quick_select(values.tolist(), k - 1)
+
+
+def median(input, dim=None, keepdim=False):
+    return _median(input, dim, keepdim, MedianBackward0, MedianBackward1, "median")
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    return _median(input, dim, keepdim, NanmedianBackward0, NanmedianBackward1, "nanmedian")
+
+
+def _median(input, dim, keepdim, whole, along_dim, name):
+    """(PyTorch's errors name its median kernels for both median and nanmedian.)"""
+    if dim is None:
+        _check_not_bool(input, "median_cpu")
+        return whole.apply(input)
+    _check_not_bool(input, "median_out")
+    dim = _dim_to_reduce("median", input, dim)
+    return MinMaxResult(*along_dim.apply(input, dim=dim, keepdim=keepdim), name)
+
+
+def mode(input, dim=-1, keepdim=False):
+    dim = _dim_to_reduce("mode", input, dim)
+    return MinMaxResult(*ModeBackward0.apply(input, dim=dim, keepdim=keepdim), "mode")
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    if not isinstance(k, int):
+        raise TypeError(f"kthvalue(): argument 'k' (position 1) must be int, not "
+                        f"{type(k).__name__}")
+    _check_not_bool(input, "kthvalue_cpu")
+    dim = _dim_to_reduce("kthvalue", input, dim)
+    if not 1 <= k <= (input.shape[dim] if input.ndim else 1):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    return MinMaxResult(*KthvalueBackward0.apply(input, dim=dim, keepdim=keepdim, k=k),
+                        "kthvalue")
+
+
+# ---- sums and means that skip NaN, counts, quantiles ---------------------------------
+class NansumBackward0(Operation):
+    """The sum over ``dims`` (None: all) with NaN counted as 0; a NaN gets no gradient."""
+
+    def forward(self, a, dims, keepdim, dtype=None):
+        self.save("self")
+        self._saved_dim, self._saved_keepdim = dims, keepdim
+        return np.asarray(np.nansum(a, axis=dims, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+
+    def backward(self, grad):
+        x, dims = self._saved_self, self._saved_dim
+        if dims is not None:
+            grad = restore_reduced_dims(grad, dims, self._saved_keepdim)
+        return grad.expand(x.shape) * x.isnan().logical_not()
+
+
+def _reduced_dims(dim, ndim):
+    """``dim`` as a sorted tuple of dims (None for all; an empty list means all too), with
+    PyTorch's error for a dim named twice."""
+    if dim is None or dim == () or dim == []:
+        return None
+    named = dim if isinstance(dim, (tuple, list)) else (dim,)
+    dims = [d for one in named for d in normalize_dims(one, ndim)]
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    return NansumBackward0.apply(input, dims=_reduced_dims(dim, input.ndim), keepdim=keepdim,
+                                 dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the elements that are not NaN: their sum divided by their count."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {input.dtype.short_name}")
+    counted = sum(input.isnan().logical_not(), dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / counted
+
+
+def count_nonzero(input, dim=None):
+    dims = _reduced_dims(dim, input.ndim)
+    return Tensor._make(np.asarray(np.sum(input._data != 0, axis=dims, dtype=np.int64)))
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+_ROUNDINGS = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}   # of the ranks
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    """PyTorch's quantile_compute, step by step, so that the graph has the same nodes:
+    sort the values, find the rank q * (count - 1) in each slice, gather the values at the
+    ranks just below and above it and interpolate between them (lerp)."""
+    q = _checked_quantiles(input, q, interpolation)
+    dim = None if dim is None else _check_dim(dim, input.ndim)
+    if dim is None:
+        ordered = sort(input.flatten()).values
+    elif dim == input.ndim - 1:
+        ordered = sort(input).values
+    else:
+        ordered = sort(input.unsqueeze(-1).transpose(dim, -1)).values
+    ordered = ordered.view(_reduced_shape(input.shape, dim, keepdim) + [ordered.shape[-1]])
+    below, above, weights = _quantile_ranks(ordered._data, q._data, interpolation, ignore_nan)
+    values = ordered.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        from teachgrad.ops.pointwise import lerp
+        values = lerp(values, ordered.gather(-1, above), weights)
+    return _quantiles_first(values, q.ndim)
+
+
+def _reduced_shape(shape, dim, keepdim):
+    """The shape a reduction over ``dim`` (None: all) leaves."""
+    if dim is None or not shape:
+        return [1] * len(shape) if keepdim else []
+    reduced = list(shape)
+    reduced[dim:dim + 1] = [1] if keepdim else []
+    return reduced
+
+
+def _checked_quantiles(input, q, interpolation):
+    """``q`` as a tensor of the input's dtype, after PyTorch's checks."""
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if not isinstance(q, Tensor):
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+        q = Tensor._make(np.asarray(q, dtype=input._data.dtype))
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype.name not in ("float32", "float64"):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if not ((q._data >= 0) & (q._data <= 1)).all():
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    return q
+
+
+def _quantile_ranks(ordered, q, interpolation, ignore_nan):
+    """The ranks to gather below and above each quantile, and the interpolation weights:
+    plain numbers (no gradient), computed in the input's dtype as in PyTorch. A slice with
+    a NaN gives NaN (rank of the last value), unless NaNs are ignored."""
+    q = q.reshape(-1)
+    if ignore_nan:
+        counts = (~np.isnan(ordered)).sum(-1, keepdims=True).astype(q.dtype)
+        ranks = q * (counts - 1)
+        ranks = np.where(ranks < 0, q.dtype.type(0), ranks)
+    else:
+        last = ordered.shape[-1] - 1
+        has_nan = np.isnan(ordered).any(-1, keepdims=True)
+        ranks = np.where(has_nan, q.dtype.type(last), q * last)
+    if interpolation in _ROUNDINGS:
+        ranks = _ROUNDINGS[interpolation](ranks)
+    below = ranks.astype(np.int64)
+    if interpolation == "midpoint":
+        weights = np.full_like(ranks, 0.5)
+    else:
+        weights = ranks - below.astype(ranks.dtype)
+    above = np.ceil(ranks).astype(np.int64)
+    return Tensor._make(below), Tensor._make(above), Tensor._make(weights)
+
+
+def _quantiles_first(values, q_ndim):
+    """Drop the quantile dimension (last) for a number q; for a vector q, move it first.
+    PyTorch does this in place (squeeze_, unsqueeze_, transpose_), hence the node names."""
+    from teachgrad.ops.shape import SqueezeBackward4, TransposeBackward1, UnsqueezeBackward1
+    if q_ndim:
+        values = UnsqueezeBackward1.apply(values, dim=0)
+        values = TransposeBackward1.apply(values, dim0=0, dim1=values.ndim - 1)
+    return SqueezeBackward4.apply(values, dim=values.ndim - 1)
+
+
+# ---- unique values, and where values fall among sorted ones ---------------------------
+class NotDifferentiable(Operation):
+    """An op PyTorch records in the graph but has no derivative for: its output requires
+    grad, and backward through it raises PyTorch's error."""
+    function_name = None          # PyTorch's name for the function, in the error
+
+    def backward(self, *grads):
+        raise NotImplementedError(f"the derivative for '{self.function_name}' is not "
+                                  f"implemented.")
+
+
+class Unique2Backward0(NotDifferentiable):
+    """The distinct values, sorted (each NaN distinct); for each element the position of
+    its value among them (the inverse); how often each value occurs (the counts)."""
+    function_name = "_unique2"
+
+    def forward(self, a):
+        values, inverse, counts = np.unique(a.reshape(-1), return_inverse=True,
+                                            return_counts=True, equal_nan=False)
+        return values, inverse.reshape(a.shape).astype(np.int64), counts.astype(np.int64)
+
+
+class UniqueDimBackward0(NotDifferentiable):
+    """The distinct slices along ``dim``, in lexicographic order."""
+    function_name = "unique_dim"
+
+    def forward(self, a, dim):
+        if a.shape[dim] == 0:
+            return a.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True,
+                                            axis=dim, equal_nan=False)
+        return values, inverse.reshape(-1).astype(np.int64), counts.astype(np.int64)
+
+
+class UniqueConsecutiveBackward0(NotDifferentiable):
+    """Each run of equal neighbours (elements, or slices along ``dim``) kept once."""
+    function_name = "unique_consecutive"
+
+    def forward(self, a, dim):
+        axis = 0 if dim is None else dim
+        slices = np.moveaxis(a.reshape(-1) if dim is None else a, axis, 0)
+        differs = slices[1:] != slices[:-1]
+        starts = np.ones(len(slices), dtype=bool)
+        starts[1:] = differs.any(axis=tuple(range(1, differs.ndim)))   # (NaN differs from NaN)
+        inverse = np.cumsum(starts) - 1
+        counts = np.diff(np.append(np.flatnonzero(starts), len(slices)))
+        values = np.moveaxis(slices[starts], 0, axis)
+        if dim is None:
+            inverse = inverse.reshape(a.shape)
+        return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values (or slices along ``dim``), sorted: PyTorch's CPU kernel sorts
+    even when ``sorted=False``."""
+    if dim is None:
+        results = Unique2Backward0.apply(input)
+    else:
+        results = UniqueDimBackward0.apply(input, dim=_unique_dim(input, dim))
+    return _unique_results(results, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:
+        dim = _unique_dim(input, dim)
+    results = UniqueConsecutiveBackward0.apply(input, dim=dim)
+    return _unique_results(results, return_inverse, return_counts)
+
+
+def _unique_dim(input, dim):
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    dim = _check_dim(dim, input.ndim)
+    if input.numel() == 0 and input.shape[dim] != 0:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    return dim
+
+
+def _unique_results(results, return_inverse, return_counts):
+    """The values alone, or a tuple with the inverse and / or the counts after them."""
+    values, inverse, counts = results
+    chosen = [values]
+    if return_inverse:
+        chosen.append(inverse)
+    if return_counts:
+        chosen.append(counts)
+    return values if len(chosen) == 1 else tuple(chosen)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """For each value, the position where it would go in the sorted last dimension of
+    ``sorted_sequence`` (before equal values, or after them with ``right``/``side="right"``)."""
+    from teachgrad.ops.pointwise import as_tensor_like
+    right = _search_side(right, side)
+    values = as_tensor_like(input, sorted_sequence)
+    _check_search(sorted_sequence, values, sorter)
+    common = dtypes.result_type([sorted_sequence, values]).numpy
+    row_count = int(np.prod(sorted_sequence.shape[:-1]))
+    boundaries = sorted_sequence._data.astype(common).reshape(row_count, -1)
+    rows = values._data.astype(common).reshape(row_count, -1)
+    order = None if sorter is None else sorter._data.reshape(boundaries.shape)
+    positions = _binary_search(boundaries, rows, right, order).reshape(values.shape)
+    return Tensor._make(positions.astype(np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each value: i such that boundaries[i - 1] < value <= boundaries[i]."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got "
+                           f"dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def _search_side(right, side):
+    if side is None:
+        return right
+    if side not in ("left", "right"):
+        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got "
+                           f"{side}")
+    if right and side == "left":
+        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got "
+                           "side of left while right was True")
+    return side == "right"
+
+
+def _check_search(boundaries, values, sorter):
+    """PyTorch's searchsorted_pre_check, in its order."""
+    if sorter is not None:
+        if sorter.shape != boundaries.shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same "
+                               f"size, but got boundary tensor {list(boundaries.shape)}and got "
+                               f"sorter tensor {list(sorter.shape)}")
+        if sorter.dtype.name != "int64":
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but "
+                               f"got dtype {sorter.dtype.short_name}")
+        positions = sorter._data
+        if positions.size and not (positions.min() >= 0 and positions.max() < sorter.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    if values.ndim == 0 and boundaries.ndim != 1:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when "
+                           f"boundaries tensor dimension is 1, but we got boundaries tensor "
+                           f"dim({boundaries.ndim}) and input value's dim(0) numel(1)")
+    if boundaries.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+                           "dimension, but got 0 dimension")
+    if boundaries.ndim != 1 and (boundaries.ndim != values.ndim or
+                                 boundaries.shape[:-1] != values.shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                           f"the first N-1 dimensions of boundaries tensor and input value "
+                           f"tensor must match, but we got boundaries tensor "
+                           f"{list(boundaries.shape)} and input value tensor "
+                           f"{list(values.shape)}")
+    _check_not_bool(values, "searchsorted_out_cpu")
+
+
+def _binary_search(boundaries, values, right, order):
+    """PyTorch's cus_lower_bound / cus_upper_bound for every value of every row at once:
+    halve [start, end) until it is empty, going right while ``not boundary >= value``
+    (``not boundary > value`` for ``right``), so a NaN value lands at the end. ``order``
+    (a sorter) lists the boundaries of each row in sorted order."""
+    rows = np.arange(len(boundaries))[:, None]
+    start = np.zeros(values.shape, dtype=np.int64)
+    end = np.full(values.shape, boundaries.shape[1], dtype=np.int64)
+    searching = start < end
+    while searching.any():
+        middle = (start + end) // 2
+        place = np.minimum(middle, boundaries.shape[1] - 1)   # (a finished search's may be past)
+        if order is not None:
+            place = order[rows, place]
+        boundary = boundaries[rows, place]
+        go_right = ~(boundary > values) if right else ~(boundary >= values)
+        start = np.where(searching & go_right, middle + 1, start)
+        end = np.where(searching & ~go_right, middle, end)
+        searching = start < end
+    return start

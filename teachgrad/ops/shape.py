@@ -132,6 +132,14 @@ class TransposeBackward0(ViewOperation):
         return grad.transpose(self._saved_dim0, self._saved_dim1)
 
 
+class UnsqueezeBackward1(UnsqueezeBackward0):
+    """``unsqueeze_``, in place (PyTorch's name for it; quantile uses it)."""
+
+
+class TransposeBackward1(TransposeBackward0):
+    """``transpose_``, in place (PyTorch's name for it; quantile uses it)."""
+
+
 class TBackward0(ViewOperation):
     def forward(self, a):
         if a.ndim > 2:
@@ -485,6 +493,56 @@ def repeat(input, *repeats):
 def tile(input, *dims):
     dims = as_shape(dims)
     return repeat(input, *((1,) * (input.ndim - len(dims)) + dims))
+
+
+def repeat_interleave(input, repeats=None, dim=None):
+    """Each element (or each slice along ``dim``) repeated ``repeats`` times in a row
+    (a number, or a count for each); without ``dim``, of the flattened tensor. With one
+    argument, ``repeat_interleave(counts)`` repeats each position i counts[i] times."""
+    if repeats is None:
+        return _repeated_positions(input)
+    flat = flatten(input) if dim is None else input
+    dim = 0 if dim is None else _check_dim(dim, input.ndim)
+    if isinstance(repeats, Tensor):
+        return _repeat_by_counts(flat, repeats, dim)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    # PyTorch's steps: a new dimension after dim, expanded to the copies, made contiguous
+    # (clone), then merged with dim
+    copies = unsqueeze(flat, dim + 1)
+    shape = list(copies.shape)
+    shape[dim + 1] = repeats
+    return flatten(expand(copies, shape).clone(), dim, dim + 1)
+
+
+def _repeat_by_counts(input, repeats, dim):
+    """A count for each slice along ``dim`` (or one count for all): index_select picks every
+    slice as often as its count says."""
+    from teachgrad.ops.indexing import index_select
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if repeats.ndim == 0 or repeats.shape == (1,):
+        repeats = repeats.reshape(1).expand(input.shape[dim])
+    elif repeats.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    elif repeats.shape[0] != input.shape[dim]:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {repeats.shape[0]} and input.size({dim}) = "
+                           f"{input.shape[dim]}")
+    return index_select(input, dim, _repeated_positions(repeats))
+
+
+def _repeated_positions(counts):
+    """0 repeated counts[0] times, then 1 repeated counts[1] times, and so on."""
+    if counts.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if counts.dtype.name not in ("int32", "int64"):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{counts.dtype.short_name}'")
+    if (counts._data < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    positions = np.repeat(np.arange(len(counts._data)), counts._data)
+    return Tensor._make(positions.astype(counts._data.dtype))
 
 
 def movedim(input, source, destination):
