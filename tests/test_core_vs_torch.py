@@ -1996,6 +1996,37 @@ def _record_hooks(tg, log, x, y, z):
     z.register_hook(lambda g: log.append(("z_tensor_hook", D.loose(g))))
 
 
+def _leaf_order(tg, out):
+    """The values of the leaves, in the order their AccumulateGrad nodes run."""
+    order = []
+
+    def watch(node):
+        for child, _ in node.next_functions:
+            if type(child).__name__ == "AccumulateGrad":
+                child.register_prehook(lambda grads, child=child: order.append(child.variable.item()))
+            elif child is not None:
+                watch(child)
+    watch(out.grad_fn)
+    out.backward()
+    return order
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 7, 9])
+def test_leaves_ready_together_run_in_pytorchs_order(count):
+    """Every AccumulateGrad has the same sequence number: among them the ready queue's heap
+    decides, the same way in both (and the same way at every run)."""
+    def prog(tg):
+        leaves = [tg.tensor(float(i), requires_grad=True) for i in range(count)]
+        product = leaves[0]
+        for leaf in leaves[1:]:
+            product = product * leaf
+        stacked = tg.stack([leaf * 2 for leaf in leaves]).sum()
+        plain = tg.stack(leaves).sum()
+        return {"product": _leaf_order(tg, product), "stacked": _leaf_order(tg, stacked),
+                "plain": _leaf_order(tg, plain)}
+    run(prog)
+
+
 def test_hook_firing_order():
     """Tensor hooks, then the retain_grad hook, then node pre-hooks, the node, node post-hooks."""
     def prog(tg):

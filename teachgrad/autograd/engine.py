@@ -49,12 +49,12 @@ def run_backward(task, on_node_run=None):
         add_to_buffer(buffers, node, input_nr, grad)
 
     ready = []
-    for node in set(roots):
+    for node in dict.fromkeys(roots):       # (each root once, in order)
         if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_number, id(node), node))
+            heapq.heappush(ready, ReadyNode(node))
     with grad_mode.set_grad_enabled(task.create_graph):
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heapq.heappop(ready).node
             grads_in = buffers.pop(node, None) or [None] * node._num_outputs
             grads_out = run_node(task, node, grads_in)
             if on_node_run is not None:
@@ -66,8 +66,22 @@ def run_backward(task, on_node_run=None):
                     add_to_buffer(buffers, next_node, input_nr, grad)
                 dependencies[next_node] -= 1
                 if dependencies[next_node] == 0:
-                    heapq.heappush(ready, (-next_node._sequence_number, id(next_node), next_node))
+                    heapq.heappush(ready, ReadyNode(next_node))
     return task
+
+
+class ReadyNode:
+    """An entry of the ready queue, ordered by the node's sequence number alone: among nodes
+    with equal numbers (all the AccumulateGrad nodes) the heap's own steps decide, as in
+    PyTorch's queue (a std::priority_queue, which works like Python's heapq)."""
+    __slots__ = ("priority", "node")
+
+    def __init__(self, node):
+        self.priority = -node._sequence_number      # heapq pops the smallest first
+        self.node = node
+
+    def __lt__(self, other):
+        return self.priority < other.priority
 
 
 def count_dependencies(roots):

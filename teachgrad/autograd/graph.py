@@ -216,11 +216,15 @@ class SavedTensor:
     def is_stale(self):
         return not self.freed and self.current_version != self.saved_version
 
-    def unpack(self, node=None):
+    def check(self, node=None):
+        """PyTorch's two errors for a saved tensor: freed already, or changed in place."""
         if self.freed:
             raise RuntimeError(BACKWARD_TWICE)
         if self._version_counter.version != self.saved_version:      # self.is_stale, inlined
             raise inplace_modification_error(self, node)
+
+    def unpack(self, node=None):
+        self.check(node)
         if self._tensor is not None:
             return self._tensor
         return self._rebuild_output()

@@ -190,6 +190,8 @@ class Operation(Node):
 
     # ---- backward ----------------------------------------------------------
     def __call__(self, *grad_outputs):
+        for saved in self._saved.values():    # as in PyTorch, every saved tensor is checked
+            saved.check(self)                 # before the formula runs, whether it reads it or not
         grads = self.backward(*grad_outputs)
         grads = grads if isinstance(grads, tuple) else (grads,)
         if False in self.needs_input_grad:

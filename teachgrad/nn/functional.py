@@ -87,10 +87,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x "
                            f"{padded[1]}). Kernel size: ({kernel[0]} x {kernel[1]}). Kernel size "
                            "can't be greater than actual input size")
+    bias_sizes = (0,) if bias is None else (out_channels,)     # (PyTorch's _saved_ record)
     if bias is None:
         bias = _constant(np.zeros(out_channels, dtype=weight._data.dtype))
     return ConvolutionBackward0.apply(input, weight, bias, stride=stride, padding=padding,
-                                      dilation=dilation)
+                                      dilation=dilation, bias_sizes=bias_sizes)
 
 
 def _padding_of(padding, kernel_size, stride, dilation):

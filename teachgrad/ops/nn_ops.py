@@ -82,13 +82,16 @@ def im2col(x, kernel_size, dilation, padding, stride):
 
 class WindowOperation(Operation):
     """An operation on windows: keeps the window geometry under PyTorch's attribute names."""
+    saves_kernel_size = True      # (a convolution's window is its weight's shape: not saved)
 
     def keep_geometry(self, kernel_size, stride, padding, dilation):
-        self._saved_kernel_size, self._saved_stride = kernel_size, stride
-        self._saved_padding, self._saved_dilation = padding, dilation
+        self._kernel_size = kernel_size
+        if self.saves_kernel_size:
+            self._saved_kernel_size = kernel_size
+        self._saved_stride, self._saved_padding, self._saved_dilation = stride, padding, dilation
 
     def geometry(self):
-        return dict(kernel_size=self._saved_kernel_size, dilation=self._saved_dilation,
+        return dict(kernel_size=self._kernel_size, dilation=self._saved_dilation,
                     padding=self._saved_padding, stride=self._saved_stride)
 
 
@@ -141,16 +144,16 @@ class ConvolutionBackward0(WindowOperation):
     unfolded input; for the input, the weight times the gradient, folded back.
     """
     input_names = ("input", "weight", "bias")
+    saves_kernel_size = False
+    _saved_transposed, _saved_output_padding, _saved_groups = False, (0, 0), 1
 
-    def forward(self, x, weight, bias, stride, padding, dilation):
+    def forward(self, x, weight, bias, stride, padding, dilation, bias_sizes):
         out_channels, _, kernel_h, kernel_w = weight.shape
         self.keep_geometry((kernel_h, kernel_w), stride, padding, dilation)
-        self._saved_groups = 1
+        self._saved_bias_sym_sizes_opt = bias_sizes
         self._input_size, self._weight_shape = x.shape[-2:], weight.shape
-        if self.needs_input_grad[0]:
-            self.save("weight")
-        if self.needs_input_grad[1]:
-            self.save("input")
+        self.save("weight")         # both, whichever gradients are needed, as in PyTorch:
+        self.save("input")          # so changing the weight before backward is caught
         columns = im2col(x, (kernel_h, kernel_w), dilation, padding, stride)   # (N, C*KH*KW, L)
         out = np.matmul(weight.reshape(out_channels, -1), columns)            # (N, O, L)
         out += bias[:, None]
@@ -183,6 +186,7 @@ class MaxPool2DWithIndicesBackward0(WindowOperation):
     kept_names = ("result1",)
 
     def forward(self, x, kernel_size, stride, padding, dilation, return_indices):
+        self.save("self")           # (backward needs only the indices; PyTorch keeps both)
         self.keep_geometry(kernel_size, stride, padding, dilation)
         self._saved_ceil_mode = False
         self._input_shape = x.shape
