@@ -5,6 +5,8 @@ Basic indexing (ints, slices, None, ...) is a chain of views, one per index, as
 in PyTorch: ``x[0, 1:]`` is a ``SelectBackward0`` then a ``SliceBackward0``.
 Indexing with a bool mask or an integer tensor copies (``IndexBackward0``).
 """
+import sys
+
 import numpy as np
 
 from teachgrad.autograd.graph import SavedTensor
@@ -47,22 +49,26 @@ class SelectBackward0(ViewOperation):
         size = a.shape[dim]
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
-        self._self_sizes, self._key = a.shape, (slice(None),) * dim + (index,)
+        self._saved_self_sym_sizes, self._key = a.shape, (slice(None),) * dim + (index,)
+        self._saved_dim, self._saved_index = dim, index
         return a[self._key + (Ellipsis,)]     # the Ellipsis keeps a 0-d result a view
 
     def backward(self, grad):
-        return SelectBackwardBackward0.apply(grad, shape=self._self_sizes, key=self._key)
+        return SelectBackwardBackward0.apply(grad, shape=self._saved_self_sym_sizes, key=self._key)
 
 
 class SliceBackward0(ViewOperation):
     def forward(self, a, dim, slice_):
         if slice_.step is not None and slice_.step <= 0:
             raise ValueError("step must be greater than zero")
-        self._self_sizes, self._key = a.shape, (slice(None),) * dim + (slice_,)
+        self._saved_self_sym_sizes, self._key = a.shape, (slice(None),) * dim + (slice_,)
+        self._saved_dim, self._saved_step = dim, 1 if slice_.step is None else slice_.step
+        self._saved_start = 0 if slice_.start is None else slice_.start
+        self._saved_end = sys.maxsize if slice_.stop is None else slice_.stop   # (PyTorch's INT64_MAX)
         return a[self._key]
 
     def backward(self, grad):
-        return SliceBackwardBackward0.apply(grad, shape=self._self_sizes, key=self._key)
+        return SliceBackwardBackward0.apply(grad, shape=self._saved_self_sym_sizes, key=self._key)
 
 
 class IndexBackward0(Operation):
@@ -72,7 +78,7 @@ class IndexBackward0(Operation):
     promote = "none"
 
     def forward(self, a, key, indices):
-        self._self_sizes, self._key = a.shape, key
+        self._saved_self_sym_sizes, self._key = a.shape, key
         self._index_count = len(indices)
         if self._recording:
             for position, tensor in enumerate(indices):
@@ -107,7 +113,7 @@ class IndexBackward0(Operation):
         key = tuple(part if f"indices{i}" not in self._saved
                     else self._saved[f"indices{i}"].unpack(self)._data      # version-checked
                     for i, part in enumerate(self._key))
-        return IndexBackwardBackward0.apply(grad, shape=self._self_sizes, key=key,
+        return IndexBackwardBackward0.apply(grad, shape=self._saved_self_sym_sizes, key=key,
                                             accumulate=True)
 
 
@@ -137,15 +143,17 @@ class GatherBackward0(Operation):
     """``out[i][j] = x[index[i][j]][j]`` (for dim 0): entries picked along one dimension."""
     promote = "none"
     kept_names = ("index",)
+    _saved_sparse_grad = False
 
     def forward(self, a, dim, index):
-        self._self_sizes, self._saved_dim = a.shape, dim
+        self.save("self")           # (for its shape only; PyTorch keeps the tensor too)
+        self._saved_dim = dim
         self.keep("index", index)
         return a[_along(dim, index._data)]
 
     def backward(self, grad):
-        return into_zeros(scatter_add, self._self_sizes, self._saved_dim, self._saved_index,
-                          grad)
+        return into_zeros(scatter_add, self._saved_self.shape, self._saved_dim,
+                          self._saved_index, grad)
 
 
 class ScatterBackward0(Operation):
@@ -242,13 +250,13 @@ class IndexSelectBackward0(Operation):
     kept_names = ("index",)
 
     def forward(self, a, dim, index):
-        self._self_sizes, self._saved_dim = a.shape, dim
+        self._saved_self_sym_sizes, self._saved_dim = a.shape, dim
         self.keep("index", index)
         return np.take(a, index._data, axis=dim) if a.ndim else a[index._data].reshape(())
 
     def backward(self, grad):
-        return into_zeros(index_add, self._self_sizes, self._saved_dim, self._saved_index,
-                          grad)
+        return into_zeros(index_add, self._saved_self_sym_sizes, self._saved_dim,
+                          self._saved_index, grad)
 
 
 def into_zeros(put, sizes, dim, index, grad):
@@ -349,8 +357,10 @@ def index(input, key):
         return _mixed_index(input, parts)
     if all(p is Ellipsis for p in parts):
         return AliasBackward0.apply_view(input, lambda t: t[...])
-    if _is_whole(parts):
-        return _slice(input, 0, slice(None))             # x[:] is a slice of everything
+    if _is_whole(parts):        # x[:] is a slice of everything; x[:, :], like x[...], an alias
+        if isinstance(key, tuple):
+            return AliasBackward0.apply_view(input, lambda t: t[...])
+        return _slice(input, 0, slice(None))
     return _basic_index(input, parts)
 
 

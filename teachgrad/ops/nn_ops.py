@@ -595,11 +595,13 @@ class LossOperation(Operation):
     def keep(self, reduction, weight=None):
         self.save("self")
         self.save("target")
-        self._saved_reduction, self._saved_weight = reduction, weight
+        self._saved_reduction, self._weight = reduction, weight
+        if weight is not None:          # (only a loss given a weight shows one, as in PyTorch)
+            self._saved_weight = weight
 
     def reduce(self, losses):
-        if self._saved_weight is not None:
-            losses = losses * self._saved_weight
+        if self._weight is not None:
+            losses = losses * self._weight
         self._numel = losses.size
         return reduce(losses, self._saved_reduction)
 
@@ -608,8 +610,8 @@ class LossOperation(Operation):
         the mean); None when that input needs no gradient."""
         if derivative is None:
             return None
-        if self._saved_weight is not None:
-            derivative = derivative * Tensor._make(self._saved_weight)
+        if self._weight is not None:
+            derivative = derivative * Tensor._make(self._weight)
         if self._saved_reduction == "mean":
             derivative = derivative / self._numel
         return grad * derivative

@@ -44,22 +44,23 @@ class SumBackward0(Operation):
     """Sum of all elements."""
 
     def forward(self, a, dtype=None):
-        self._self_sizes = a.shape
+        self._saved_self_sym_sizes = a.shape
         return np.asarray(a.sum(dtype=_sum_dtype(a, dtype)))
 
     def backward(self, grad):
-        return grad.expand(self._self_sizes)
+        return grad.expand(self._saved_self_sym_sizes)
 
 
 class SumBackward1(Operation):
     """Sum over some dimensions."""
 
     def forward(self, a, dims, keepdim, dtype=None):
-        self._self_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
+        self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
         return np.asarray(a.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
 
     def backward(self, grad):
-        return restore_reduced_dims(grad, self._saved_dim, self._saved_keepdim).expand(self._self_sizes)
+        grad = restore_reduced_dims(grad, self._saved_dim, self._saved_keepdim)
+        return grad.expand(self._saved_self_sym_sizes)
 
 
 def _sum_dtype(a, dtype):
@@ -72,45 +73,52 @@ class MeanBackward0(Operation):
     promote = "float"
 
     def forward(self, a):
-        self._self_sizes = a.shape
+        self._saved_self_sym_sizes, self._saved_self_sym_numel = a.shape, a.size
         return np.asarray(a.mean(dtype=a.dtype), dtype=a.dtype)
 
     def backward(self, grad):
-        return grad.expand(self._self_sizes) / builtins.max(int(np.prod(self._self_sizes)), 1)
+        return grad.expand(self._saved_self_sym_sizes) / builtins.max(self._saved_self_sym_numel, 1)
 
 
 class MeanBackward1(Operation):
     promote = "float"
 
     def forward(self, a, dims, keepdim):
-        self._self_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
+        self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
+        self._saved_self_sym_numel = a.size
         self._count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
         return np.asarray(a.mean(axis=dims, keepdims=keepdim, dtype=a.dtype), dtype=a.dtype)
 
     def backward(self, grad):
         grad = restore_reduced_dims(grad, self._saved_dim, self._saved_keepdim)
-        return grad.expand(self._self_sizes) / self._count
+        return grad.expand(self._saved_self_sym_sizes) / self._count
 
 
 class VarBackward0(Operation):
-    """The variance over ``dims``, dividing by N - correction (Bessel's N - 1 by default)."""
+    """The variance over ``dims``, dividing by N - correction (Bessel's N - 1 by default).
+    ``_saved_dim`` and ``_saved_correction`` show them as the call gave them (None when
+    not given, as PyTorch shows them)."""
 
-    def forward(self, a, dims, correction, keepdim):
+    def forward(self, a, dims, correction, keepdim, as_given):
         self.save("self")
-        self._saved_dim, self._saved_correction, self._saved_keepdim = dims, correction, keepdim
+        self.keep_spread(dims, correction, keepdim, as_given)
         return np.asarray(a.var(axis=dims, ddof=correction, keepdims=keepdim), dtype=a.dtype)
+
+    def keep_spread(self, dims, correction, keepdim, as_given):
+        self._dims, self._correction, self._saved_keepdim = dims, correction, keepdim
+        self._saved_dim, self._saved_correction = as_given
 
     def backward(self, grad):
         return _variance_gradient(self, grad)
 
 
-class StdBackward0(Operation):
+class StdBackward0(VarBackward0):
     """The standard deviation: the square root of the variance."""
 
-    def forward(self, a, dims, correction, keepdim):
+    def forward(self, a, dims, correction, keepdim, as_given):
         self.save("self")
         self.save("result")
-        self._saved_dim, self._saved_correction, self._saved_keepdim = dims, correction, keepdim
+        self.keep_spread(dims, correction, keepdim, as_given)
         return np.asarray(a.std(axis=dims, ddof=correction, keepdims=keepdim), dtype=a.dtype)
 
     def backward(self, grad):
@@ -121,10 +129,10 @@ class StdBackward0(Operation):
 def _variance_gradient(node, grad):
     """d var / d x = 2 (x - mean) / (N - correction), for each x (in PyTorch's order of
     operations, so that rounding and graph nodes agree)."""
-    x, dims = node._saved_self, node._saved_dim
+    x, dims = node._saved_self, node._dims
     count = int(np.prod([x.shape[d] for d in dims]))
     grad = restore_reduced_dims(grad, dims, node._saved_keepdim)
-    return grad * (2 / (count - node._saved_correction)) * (x - x.mean(dims, keepdim=True))
+    return grad * (2 / (count - node._correction)) * (x - x.mean(dims, keepdim=True))
 
 
 class ProdBackward0(Operation):
@@ -182,12 +190,12 @@ class TraceBackward0(Operation):
     def forward(self, a):
         if a.ndim != 2:
             raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
-        self._self_sizes = a.shape
+        self._saved_self_sym_sizes = a.shape
         return np.asarray(np.trace(a, dtype=_sum_dtype(a, None)))
 
     def backward(self, grad):
         from teachgrad import creation
-        rows, columns = self._self_sizes
+        rows, columns = self._saved_self_sym_sizes
         diagonal = creation.eye(rows, columns, dtype=grad.dtype).reshape(-1)
         return (diagonal * grad).view(rows, columns)
 
@@ -292,7 +300,7 @@ class MaxBackward0(Operation):
     def forward(self, a, dim, keepdim):
         if a.ndim == 0:
             return a.copy(), np.asarray(0)
-        self._self_sizes, self._saved_dim, self._saved_keepdim = a.shape, dim, keepdim
+        self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dim, keepdim
         indices = self.pick_index(a, axis=dim, keepdims=True)
         values = np.take_along_axis(a, indices, axis=dim)
         self._indices = indices
@@ -302,8 +310,8 @@ class MaxBackward0(Operation):
 
     def backward(self, grad, grad_indices=None):
         from teachgrad import creation
-        positions = creation.arange(self._self_sizes[self._saved_dim]).reshape(
-            [-1 if d == self._saved_dim else 1 for d in range(len(self._self_sizes))])
+        positions = creation.arange(self._saved_self_sym_sizes[self._saved_dim]).reshape(
+            [-1 if d == self._saved_dim else 1 for d in range(len(self._saved_self_sym_sizes))])
         taken = positions == Tensor._make(self._indices)
         grad = restore_reduced_dims(grad, (self._saved_dim,), self._saved_keepdim)
         return grad * taken
@@ -456,10 +464,12 @@ def _spread(operation, input, dim, unbiased, keepdim, correction):
         dim, unbiased = None, dim
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    if correction is None:
+    if correction is None and (unbiased is not None or dim is not None):
         correction = 0 if unbiased is False else 1
-    return operation.apply(input, dims=normalize_dims(dim, input.ndim), correction=correction,
-                           keepdim=keepdim)
+    dims = normalize_dims(dim, input.ndim)
+    as_given = (None if dim is None else dims, correction)
+    return operation.apply(input, dims=dims, correction=1 if correction is None else correction,
+                           keepdim=keepdim, as_given=as_given)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -532,13 +542,14 @@ class SelectedValues(Operation):
     kept_names = ("indices",)
 
     def finish(self, a, dim, indices):
-        self._self_sizes, self._saved_dim = a.shape, dim
+        self._saved_self_sym_sizes, self._saved_dim = a.shape, dim
         self.keep("indices", indices)
         return np.take_along_axis(a, indices, axis=dim), indices
 
     def backward(self, grad, grad_indices=None):
         from teachgrad.ops.indexing import into_zeros, scatter
-        return into_zeros(scatter, self._self_sizes, self._saved_dim, self._saved_indices, grad)
+        return into_zeros(scatter, self._saved_self_sym_sizes, self._saved_dim,
+                          self._saved_indices, grad)
 
 
 class SortBackward0(SelectedValues):

@@ -50,7 +50,7 @@ class ViewOperation(Operation):
 
 class ViewBackward0(ViewOperation):
     def forward(self, a, shape):
-        self._self_sizes = a.shape
+        self._saved_self_sym_sizes = a.shape
         view = a.view()
         try:
             view.shape = shape
@@ -61,7 +61,7 @@ class ViewBackward0(ViewOperation):
         return view
 
     def backward(self, grad):
-        return grad.reshape(self._self_sizes)
+        return grad.reshape(self._saved_self_sym_sizes)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
@@ -73,11 +73,11 @@ class UnsafeViewBackward0(Operation):
     promote = "none"
 
     def forward(self, a, shape):
-        self._self_sizes = a.shape
+        self._saved_self_sym_sizes = a.shape
         return a.reshape(shape)
 
     def backward(self, grad):
-        return grad.reshape(self._self_sizes)
+        return grad.reshape(self._saved_self_sym_sizes)
 
 
 class AliasBackward0(ViewOperation):
@@ -92,22 +92,22 @@ class SqueezeBackward0(ViewOperation):
     """Squeeze every dimension of size 1."""
 
     def forward(self, a):
-        self._self_sizes = a.shape
+        self._saved_self_sym_sizes = a.shape
         return a.squeeze()
 
     def backward(self, grad):
-        return grad.reshape(self._self_sizes)
+        return grad.reshape(self._saved_self_sym_sizes)
 
 
 class SqueezeBackward1(ViewOperation):
     """Squeeze one dimension (if it has size 1)."""
 
     def forward(self, a, dim):
-        self._self_sizes, self._saved_dim = a.shape, dim
+        self._saved_self_sym_sizes, self._saved_dim = a.shape, dim
         return a.squeeze(dim) if a.ndim and a.shape[dim] == 1 else a.view()
 
     def backward(self, grad):
-        return grad.reshape(self._self_sizes)
+        return grad.reshape(self._saved_self_sym_sizes)
 
 
 class SqueezeBackward4(SqueezeBackward1):
@@ -161,7 +161,7 @@ class PermuteBackward0(ViewOperation):
 
 class ExpandBackward0(ViewOperation):
     def forward(self, a, shape):
-        self._self_sizes = a.shape
+        self._saved_self_sym_sizes = a.shape
         out = np.broadcast_to(a, shape)
         if 1 in a.shape:
             # numpy gives every size-1 dimension stride 0; PyTorch only the expanded ones
@@ -173,7 +173,7 @@ class ExpandBackward0(ViewOperation):
         return out
 
     def backward(self, grad):
-        return grad.sum_to_size(self._self_sizes)
+        return grad.sum_to_size(self._saved_self_sym_sizes)
 
 
 class CatBackward0(Operation):
@@ -462,13 +462,13 @@ class RepeatBackward0(Operation):
     promote = "none"
 
     def forward(self, a, repeats):
-        self._saved_repeats, self._self_sizes = repeats, a.shape
+        self._saved_repeats, self._saved_self_sym_sizes = repeats, a.shape
         return np.tile(a, repeats)
 
     def backward(self, grad):
         """Sum the copies: the leading dimensions repeat added first, then each repeated
         dimension, split into (copies, size), over its copies (PyTorch's steps)."""
-        repeats, sizes = self._saved_repeats, self._self_sizes
+        repeats, sizes = self._saved_repeats, self._saved_self_sym_sizes
         added = len(repeats) - len(sizes)
         for _ in range(added):
             grad = grad.sum(0)
@@ -673,12 +673,12 @@ class DiagonalBackwardBackward0(OnDiagonal):
 
 class DiagonalBackward0(ViewOperation):
     def forward(self, a, offset, dim1, dim2):
-        self._self_sizes = a.shape
+        self._saved_self_sym_sizes = a.shape
         self._saved_offset, self._saved_dim1, self._saved_dim2 = offset, dim1, dim2
         return _diagonal_of(a, offset, dim1, dim2)
 
     def backward(self, grad):
-        return DiagonalBackwardBackward0.apply(grad, sizes=self._self_sizes,
+        return DiagonalBackwardBackward0.apply(grad, sizes=self._saved_self_sym_sizes,
                                                offset=self._saved_offset,
                                                dim1=self._saved_dim1, dim2=self._saved_dim2)
 
