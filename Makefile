@@ -79,9 +79,11 @@ test-notebooks:
 test-exercises:
 	$(BIN)/python -m pytest --nbval-lax $(NBVAL_OPTS) $(NBVAL_LAX_DIRS)
 
-## The course (as root, e.g. in a container, JupyterLab needs --allow-root).
+## The course (as root, e.g. in a container, JupyterLab needs --allow-root). The whole project
+## is served, so that exercises/ and solutions/ open from Lab's file browser too.
 lab: setup
-	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) --ServerApp.root_dir=. \
+	  notebooks/00_start_here.ipynb
 
 ## Instructors: regenerate exercises/ from solutions/, re-execute the notebooks.
 exercises: setup
