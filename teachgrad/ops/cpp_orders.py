@@ -186,19 +186,46 @@ def _sift_down(items, first, hole, size, value, less):
     items[first + hole] = value
 
 
-def largest_positions(values, k):
-    """The positions of the ``k`` largest of ``values`` (a 1-D array), largest first, in
-    the order PyTorch's CPU topk gives equal values (NaN counts as the largest)."""
+def topk_positions(values, k, largest=True, sorted=True):
+    """The positions of the ``k`` largest (or smallest) of ``values`` (a 1-D array), in the
+    order PyTorch's CPU topk gives them (NaN counts as the largest): std::partial_sort when
+    k is small against the length, else std::nth_element, then std::sort of the first k - 1
+    unless ``sorted=False``."""
+    if k == 0:
+        return []
     values = values.tolist()
     positions = list(range(len(values)))
+    before = _comes_first(values, largest)
+    if k * 64 <= len(values):
+        partial_sort(positions, k, before)
+    else:
+        nth_element(positions, k - 1, before)
+        if sorted:
+            sort(positions, 0, k - 1, before)
+    return positions[:k]
 
-    def greater(i, j):
+
+def largest_positions(values, k):
+    """``topk_positions`` of the largest, sorted (what multinomial's draws need)."""
+    return topk_positions(values, k)
+
+
+def sort_positions(values, descending=False):
+    """The positions of ``values`` (a 1-D array) in the order PyTorch's CPU sort (not the
+    stable one) gives them: std::sort of (value, position) pairs, comparing values."""
+    values = values.tolist()
+    positions = list(range(len(values)))
+    sort(positions, 0, len(positions), _comes_first(values, descending))
+    return positions
+
+
+def _comes_first(values, largest_first):
+    """PyTorch's comparison of two positions: NaN counts as larger than any number."""
+    def larger(i, j):
         a, b = values[i], values[j]
         return (math.isnan(a) and not math.isnan(b)) or a > b
 
-    if k * 64 <= len(values):
-        partial_sort(positions, k, greater)
-    else:
-        nth_element(positions, k - 1, greater)
-        sort(positions, 0, k - 1, greater)
-    return positions[:k]
+    def smaller(i, j):
+        a, b = values[i], values[j]
+        return (not math.isnan(a) and math.isnan(b)) or a < b
+    return larger if largest_first else smaller

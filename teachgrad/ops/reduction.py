@@ -546,30 +546,75 @@ class SelectedValues(Operation):
         self.keep("indices", indices)
         return np.take_along_axis(a, indices, axis=dim), indices
 
+    def finish_number(self, a):
+        """A 0-d input: the number itself, found at index 0."""
+        self._saved_self_sym_sizes, self._saved_dim = (), 0
+        index = np.zeros((), dtype=np.int64)
+        self.keep("indices", index)
+        return a.copy(), index
+
     def backward(self, grad, grad_indices=None):
         from teachgrad.ops.indexing import into_zeros, scatter
+        if not self._saved_self_sym_sizes:        # a 0-d input: its one number was picked
+            return grad
         return into_zeros(scatter, self._saved_self_sym_sizes, self._saved_dim,
                           self._saved_indices, grad)
 
 
 class SortBackward0(SelectedValues):
-    def forward(self, a, dim, descending):
+    def forward(self, a, dim, descending, stable):
         if a.ndim == 0:
-            return self.finish(a.reshape(1), 0, np.zeros(1, dtype=np.int64))[0].reshape(()), \
-                np.asarray(0)
-        order = np.argsort(-a if descending else a, axis=dim, kind="stable")
-        return self.finish(a, dim, order.astype(np.int64))
+            return self.finish_number(a)
+        slices = np.moveaxis(a, dim, -1)
+        order = stable_order(slices, descending)
+        if not stable:       # equal values: in the order PyTorch's std::sort leaves them
+            for place in _slices_with_ties(slices, order):
+                order[place] = cpp_orders.sort_positions(slices[place], descending)
+        return self.finish(a, dim, np.moveaxis(order, -1, dim))
 
 
 class TopkBackward0(SelectedValues):
-    def forward(self, a, k, dim, largest):
-        order = np.argsort(-a if largest else a, axis=dim, kind="stable")
-        return self.finish(a, dim, np.take(order, np.arange(k), axis=dim).astype(np.int64))
+    def forward(self, a, k, dim, largest, sorted):
+        if a.ndim == 0:             # (PyTorch gives the number itself, for k 0 or 1)
+            return self.finish_number(a)
+        slices = np.moveaxis(a, dim, -1)
+        order = stable_order(slices, largest)[..., :k]
+        redo = np.ndindex(slices.shape[:-1]) if not sorted else _slices_with_ties(slices, None)
+        for place in redo:           # PyTorch's own steps decide among equal values
+            order[place] = cpp_orders.topk_positions(slices[place], k, largest, sorted)
+        return self.finish(a, dim, np.moveaxis(order, -1, dim))
 
 
-def sort(input, dim=-1, descending=False, stable=False):
+def stable_order(slices, descending):
+    """Positions that sort each slice (the last axis), NaN counted as the largest, equal
+    values in their order (numpy's lexsort, keyed on NaN first, then the value)."""
+    values = slices.astype(np.int64) if slices.dtype.kind in "bu" else slices
+    is_nan = np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape, bool)
+    if is_nan.any():
+        values = np.where(is_nan, 0, values)
+    if descending:
+        values, is_nan = -values, ~is_nan
+    return np.lexsort((values, is_nan), axis=-1).astype(np.int64)
+
+
+def _slices_with_ties(slices, order):
+    """Where a slice holds equal values (two NaNs count as equal), the places of those
+    slices: only there can two sorting algorithms disagree."""
+    ordered = np.sort(slices, axis=-1) if order is None else np.take_along_axis(slices, order, -1)
+    equal = ordered[..., 1:] == ordered[..., :-1]
+    if ordered.dtype.kind == "f":
+        equal |= np.isnan(ordered[..., 1:]) & np.isnan(ordered[..., :-1])
+    return [place for place in np.ndindex(slices.shape[:-1]) if equal[place].any()]
+
+
+class SortBackward1(SortBackward0):
+    """``sort`` called with ``stable=`` (either value): PyTorch's other overload."""
+
+
+def sort(input, dim=-1, descending=False, stable=None):
     dim = normalize_dims(dim, input.ndim)[0] if input.ndim else 0
-    values, indices = SortBackward0.apply(input, dim=dim, descending=descending)
+    operation = SortBackward0 if stable is None else SortBackward1
+    values, indices = operation.apply(input, dim=dim, descending=descending, stable=bool(stable))
     return MinMaxResult(values, indices, "sort")
 
 
@@ -578,10 +623,10 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    dim = normalize_dims(dim, input.ndim)[0]
+    dim = normalize_dims(dim, input.ndim)[0] if input.ndim else 0
     if not 0 <= k <= builtins.max(input.shape[dim] if input.ndim else 1, 0):
         raise RuntimeError("selected index k out of range")
-    values, indices = TopkBackward0.apply(input, k=k, dim=dim, largest=largest)
+    values, indices = TopkBackward0.apply(input, k=k, dim=dim, largest=largest, sorted=sorted)
     return MinMaxResult(values, indices, "topk")
 
 
