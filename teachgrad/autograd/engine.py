@@ -73,7 +73,7 @@ def run_backward(task, on_node_run=None):
 class ReadyNode:
     """An entry of the ready queue, ordered by the node's sequence number alone: among nodes
     with equal numbers (all the AccumulateGrad nodes) the heap's own steps decide, as in
-    PyTorch's queue (a std::priority_queue, which works like Python's heapq)."""
+    PyTorch's queue (a std::priority_queue, which on Linux works like Python's heapq)."""
     __slots__ = ("priority", "node")
 
     def __init__(self, node):
