@@ -29,7 +29,8 @@ from teachgrad.ops.linalg import (addmm, bmm, cdist, cross, det, dist, dot, eins
                                   kron, logdet, matmul, mm, mv, outer, slogdet, tensordot)
 from teachgrad import linalg  # torch.linalg
 from teachgrad.ops.pointwise import (abs, acos, add, addcdiv, addcmul, allclose, asin, atan,
-                                     atan2, ceil, clamp, clone, cos, cosh, div, eq, equal, erf,
+                                     atan2, ceil, clamp, clamp_max, clamp_min, clone, cos,
+                                     cosh, div, eq, equal, erf,
                                      exp, expm1, floor, floor_divide, ge, gt, isclose,
                                      isfinite, isinf, isnan, le, lerp, log, log10, log1p, log2,
                                      fmod, nan_to_num, remainder, sinh, tan, trunc,

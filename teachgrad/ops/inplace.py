@@ -167,6 +167,18 @@ def clamp_(self, min=None, max=None):
     return pointwise.ClampBackward1.apply_inplace(self, min=min, max=max)
 
 
+def clamp_min_(self, min):
+    if isinstance(min, Tensor):
+        return pointwise.ClampMinBackward1.apply_inplace(self, min)
+    return pointwise.ClampMinBackward0.apply_inplace(self, min=min)
+
+
+def clamp_max_(self, max):
+    if isinstance(max, Tensor):
+        return pointwise.ClampMaxBackward1.apply_inplace(self, max)
+    return pointwise.ClampMaxBackward0.apply_inplace(self, max=max)
+
+
 def zero_(self):
     return ZeroBackward0.apply_inplace(self, values=0)
 

@@ -517,6 +517,58 @@ class ClampBackward0(Operation):
         return where(x <= high, grad, 0.0), None, where(x > high, grad, 0.0)
 
 
+class ClampMinBackward0(Operation):
+    """``clamp_min(x, number)``: x, raised to the bound where it is below."""
+
+    def forward(self, a, min):
+        self.save("self")
+        self._saved_min = min
+        return np.maximum(a, np.asarray(min, dtype=a.dtype))
+
+    def backward(self, grad):
+        return where(self._saved_self >= self._saved_min, grad, 0.0)
+
+
+class ClampMaxBackward0(Operation):
+    """``clamp_max(x, number)``: x, lowered to the bound where it is above."""
+
+    def forward(self, a, max):
+        self.save("self")
+        self._saved_max = max
+        return np.minimum(a, np.asarray(max, dtype=a.dtype))
+
+    def backward(self, grad):
+        return where(self._saved_self <= self._saved_max, grad, 0.0)
+
+
+class ClampMinBackward1(Operation):
+    """``clamp_min(x, tensor)``: the bound gets the gradient where it won."""
+    input_names = ("self", "min")
+
+    def forward(self, a, low):
+        self.save("self")
+        self.save("min")
+        return np.maximum(a, low)
+
+    def backward(self, grad):
+        x, low = self._saved_self, self._saved_min
+        return where(x >= low, grad, 0.0), where(x < low, grad, 0.0)
+
+
+class ClampMaxBackward1(Operation):
+    """``clamp_max(x, tensor)``."""
+    input_names = ("self", "max")
+
+    def forward(self, a, high):
+        self.save("self")
+        self.save("max")
+        return np.minimum(a, high)
+
+    def backward(self, grad):
+        x, high = self._saved_self, self._saved_max
+        return where(x <= high, grad, 0.0), where(x > high, grad, 0.0)
+
+
 class NanToNumBackward0(Operation):
     """nan, inf and -inf replaced by numbers; only the finite places pass a gradient."""
 
@@ -924,6 +976,18 @@ def clamp(input, min=None, max=None):
             absent if max is None else as_tensor_like(max, input),
             has_min=min is not None, has_max=max is not None)
     return ClampBackward1.apply(_lift_to_number_category(input, min, max), min=min, max=max)
+
+
+def clamp_min(input, min):
+    if isinstance(min, Tensor):
+        return ClampMinBackward1.apply(input, min)
+    return ClampMinBackward0.apply(_lift_to_number_category(input, min, None), min=min)
+
+
+def clamp_max(input, max):
+    if isinstance(max, Tensor):
+        return ClampMaxBackward1.apply(input, max)
+    return ClampMaxBackward0.apply(_lift_to_number_category(input, None, max), max=max)
 
 
 def where(condition, input, other):
