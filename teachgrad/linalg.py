@@ -25,8 +25,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
                                   f"implemented (the other orders are)")
     _check_floating(x, "linalg.vector_norm")
     dims = normalize_dims(dim, x.ndim)
-    if ord == 2 and dims == tuple(range(x.ndim)) and not keepdim:
-        return _tensor_norm(x)          # PyTorch's node, LinalgVectorNormBackward0
+    if ord == 2 and dims == tuple(range(x.ndim)):
+        return _tensor_norm(x, keepdim=keepdim)     # PyTorch's node, LinalgVectorNormBackward0
     return _tensor_norm(x, ord, dims, keepdim)
 
 

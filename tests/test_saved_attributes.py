@@ -137,3 +137,16 @@ def test_var_and_std_show_dim_and_correction_as_given(call):
         return {"dim": node._saved_dim, "correction": node._saved_correction,
                 "keepdim": node._saved_keepdim, "out": out.detach(), "grad": x.grad}
     run(prog)
+
+
+@pytest.mark.parametrize("call", ["x.norm()", "x.norm(keepdim=True)", "tg.linalg.vector_norm(x)",
+                                  "tg.linalg.vector_norm(x, keepdim=True)"])
+def test_the_two_norm_of_all_elements(call):
+    def prog(tg):
+        x = tg.tensor([[3.0, 4.0], [1.0, 2.0]], requires_grad=True)
+        out = eval(call)
+        node = out.grad_fn
+        out.sum().backward()
+        return {"out": out, "node": D.node_name(node), "ord": node._saved_ord,
+                "dim": node._saved_dim, "keepdim": node._saved_keepdim, "grad": x.grad}
+    run(prog)

@@ -414,11 +414,13 @@ class LogsumexpBackward0(Operation):
 class LinalgVectorNormBackward0(Operation):
     """The 2-norm of all elements (what ``tensor.norm()`` computes by default)."""
     promote = "float"
+    _saved_ord, _saved_dim = 2, None
 
-    def forward(self, a):
+    def forward(self, a, keepdim=False):
         self.save("self")
         self.save("result")
-        return np.asarray(np.sqrt((a * a).sum()), dtype=a.dtype)
+        self._saved_keepdim = keepdim
+        return np.asarray(np.sqrt((a * a).sum(keepdims=keepdim)), dtype=a.dtype)
 
     def backward(self, grad):
         result = self._saved_result
@@ -672,7 +674,7 @@ def logsumexp(input, dim, keepdim=False):
 
 def norm(input, p="fro", dim=None, keepdim=False):
     if p in ("fro", 2) and dim is None:
-        return LinalgVectorNormBackward0.apply(input)
+        return LinalgVectorNormBackward0.apply(input, keepdim=keepdim)
     from teachgrad.ops import pointwise
     if p in ("fro", 2):
         return pointwise.sqrt(sum(input * input, dim, keepdim))
