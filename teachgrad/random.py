@@ -493,11 +493,11 @@ def multinomial(probs, num_samples, replacement=False):
       row's cumulative weights (summed in order, in the weights' dtype, divided
       by the total, the last set to 1): the first category reaching u.
     """
-    from teachgrad.ops.cpp_orders import largest_positions
+    from teachgrad.ops.cpp_orders import topk_positions
     rows = np.atleast_2d(probs)
     if not replacement or num_samples == 1:
         ratios = rows / exponential(rows.shape, 1.0, rows.dtype)
-        samples = [[np.argmax(row)] if num_samples == 1 else largest_positions(row, num_samples)
+        samples = [[np.argmax(row)] if num_samples == 1 else topk_positions(row, num_samples)
                    for row in ratios]
     else:
         samples = [_draw_with_replacement(row, num_samples) for row in rows]

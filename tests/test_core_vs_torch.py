@@ -2417,19 +2417,24 @@ def test_function_saved_input_version_checked():
     run(prog, raises="RuntimeError", msg=VERSION_MSG, contains=("expected version 0 instead",))
 
 
+def _double_in_place(tg):
+    """A Function that doubles its input in place and marks it dirty."""
+    class Double(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return Double
+
+
 def test_function_mark_dirty():
     def prog(tg):
-        class Double(tg.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                x.mul_(2)
-                ctx.mark_dirty(x)
-                return x
-
-            @staticmethod
-            def backward(ctx, g):
-                return g * 2
-
+        Double = _double_in_place(tg)
         x = T(tg, (3,), 77)
         a = x * 1
         v0 = a._version
@@ -2443,17 +2448,7 @@ def test_function_mark_dirty():
 
 def test_function_mark_dirty_on_a_view_rebases_its_base():
     def prog(tg):
-        class Double(tg.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                x.mul_(2)
-                ctx.mark_dirty(x)
-                return x
-
-            @staticmethod
-            def backward(ctx, g):
-                return g * 2
-
+        Double = _double_in_place(tg)
         leaf = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
         base = leaf * 1
         view = base[:2]
@@ -2502,17 +2497,7 @@ def test_function_outputs_that_are_not_tensors_pass_through():
 
 def test_function_mark_dirty_on_leaf_raises():
     def prog(tg):
-        class Double(tg.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                x.mul_(2)
-                ctx.mark_dirty(x)
-                return x
-
-            @staticmethod
-            def backward(ctx, g):
-                return g * 2
-
+        Double = _double_in_place(tg)
         Double.apply(T(tg, (3,)))
     run(prog, raises="RuntimeError", msg=FIRST_LINE)
 

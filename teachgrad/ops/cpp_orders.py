@@ -205,11 +205,6 @@ def topk_positions(values, k, largest=True, sorted=True):
     return positions[:k]
 
 
-def largest_positions(values, k):
-    """``topk_positions`` of the largest, sorted (what multinomial's draws need)."""
-    return topk_positions(values, k)
-
-
 def sort_positions(values, descending=False):
     """The positions of ``values`` (a 1-D array) in the order PyTorch's CPU sort (not the
     stable one) gives them: std::sort of (value, position) pairs, comparing values."""
