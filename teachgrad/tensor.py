@@ -390,10 +390,10 @@ class Tensor:
     def _accumulate_grad(self, grad):
         """Add an incoming gradient into ``.grad`` (AccumulateGrad's one job).
 
-        The first gradient is kept as it is, without a copy, when nobody else can hold
-        it and it is laid out in memory like the leaf. A copy, in the leaf's layout, is
-        made if a hook on this leaf saw it, if the engine also sent it to another node,
-        or if its memory is read-only or ordered differently (a broadcast, a transpose).
+        The first gradient is kept as it is (its version too), without a copy, when nobody
+        else can hold it and it is laid out in memory like the leaf. A copy, in the leaf's
+        layout, is made if a hook on this leaf saw it, if the engine also sent it to another
+        node, or if its memory is read-only or ordered differently (a broadcast, a transpose).
         PyTorch "steals" the gradient in the same situation, and gives ``.grad`` the
         leaf's layout too. Its copy is an empty tensor written with ``copy_``: version 1,
         and under ``create_graph=True`` (always copied then) a ``CopyBackwards`` node.
@@ -404,7 +404,7 @@ class Tensor:
                 self._grad = Tensor._make(np.empty_like(self._data)).copy_(grad)
             elif (grad._data.flags.writeable and not self._hooks
                     and not grad._sent_down_several_edges and _same_layout(grad._data, self._data)):
-                self._grad = Tensor._make(grad._data)
+                self._grad = grad.detach()      # stolen, version and all (as in PyTorch)
             else:
                 self._grad = Tensor._make(_copy_like(grad._data, self._data))
                 self._grad._version_counter.bump()      # (PyTorch's copy_ counts as a change)

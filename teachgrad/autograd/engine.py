@@ -12,6 +12,7 @@ The walk is a loop with an explicit stack and heap, never recursion, so a
 graph 100,000 nodes deep is fine.
 """
 import heapq
+import sys
 
 from teachgrad.autograd import anomaly, grad_mode
 from teachgrad.autograd.graph import AccumulateGrad
@@ -45,8 +46,9 @@ def run_backward(task, on_node_run=None):
     if task.inputs is not None:
         task.executes = nodes_to_execute(roots, task.inputs, run_leaf_targets=not task.capture)
     buffers = {}
-    for (node, input_nr), grad in zip(task.root_edges, task.root_grads):
-        add_to_buffer(buffers, node, input_nr, grad)
+    root_grads = list(task.root_grads)
+    for i, (node, input_nr) in enumerate(task.root_edges):
+        move_to_buffer(buffers, node, input_nr, root_grads, i)
 
     ready = []
     for node in dict.fromkeys(roots):       # (each root once, in order)
@@ -59,11 +61,12 @@ def run_backward(task, on_node_run=None):
             grads_out = run_node(task, node, grads_in)
             if on_node_run is not None:
                 on_node_run(node, grads_in, grads_out)
-            for (next_node, input_nr), grad in zip(node.next_functions, grads_out):
+            del grads_in        # gone before its outputs move on, as in PyTorch (see move_to_buffer)
+            for i, (next_node, input_nr) in enumerate(node.next_functions):
                 if next_node is None:
                     continue
-                if grad is not None:
-                    add_to_buffer(buffers, next_node, input_nr, grad)
+                if grads_out[i] is not None:
+                    move_to_buffer(buffers, next_node, input_nr, grads_out, i)
                 dependencies[next_node] -= 1
                 if dependencies[next_node] == 0:
                     heapq.heappush(ready, ReadyNode(next_node))
@@ -127,12 +130,58 @@ def nodes_to_execute(roots, input_edges, run_leaf_targets):
     return executes
 
 
-def add_to_buffer(buffers, node, input_nr, grad):
-    """Sum gradients arriving at the same input of a node (one slot per node output)."""
+def move_to_buffer(buffers, node, input_nr, grads, i):
+    """Move ``grads[i]`` into the buffer of ``node`` (one slot per node output), adding it to
+    the gradient already there.
+
+    As PyTorch's InputBuffer does, the sum is written in place into the gradient already
+    there if nothing else holds it (PyTorch asks its ``use_count()``, here
+    ``sys.getrefcount``) and no graph of the gradient is being built. That saves a new
+    tensor per sum, and it bumps the tensor's version: after ``(x*2 + x*3).sum().backward()``,
+    ``x.grad._version`` is 1. The gradient is *moved* (``grads[i]`` becomes None, as
+    PyTorch's ``std::move``), so that the list it came from does not count as a holder.
+    """
     slots = buffers.get(node)
     if slots is None:
         slots = buffers[node] = [None] * node._num_outputs
-    slots[input_nr] = grad if slots[input_nr] is None else slots[input_nr] + grad
+    if slots[input_nr] is None:
+        slots[input_nr] = grads[i]
+    elif grad_mode.is_grad_enabled():
+        slots[input_nr] = slots[input_nr] + grads[i]
+    elif held_only_here(slots, input_nr):
+        slots[input_nr]._data += grads[i]._data
+        slots[input_nr]._version_counter.bump()
+    else:
+        slots[input_nr] = slots[input_nr] + grads[i]
+    grads[i] = None
+
+
+def held_only_here(tensors, i):
+    """Is the list ``tensors`` the only holder of ``tensors[i]``, and that tensor the only
+    holder of its memory (its own, writable, not a broadcast)? Then adding into it in place
+    harms no one."""
+    if reference_counts(tensors, i) != _HELD_BY_A_LIST_ALONE:
+        return False
+    data = tensors[i]._data
+    return (data.base is None and data.flags.writeable
+            and tensors[i]._version_counter is not grad_mode.INFERENCE)
+
+
+def reference_counts(tensors, i):
+    """``sys.getrefcount`` of ``tensors[i]`` and of its numpy array, as seen from here."""
+    return sys.getrefcount(tensors[i]), sys.getrefcount(tensors[i]._data)
+
+
+class _Probe:
+    __slots__ = ("_data",)
+
+    def __init__(self):
+        self._data = object()
+
+
+# What reference_counts says of a tensor that only a list holds. The numbers depend on the
+# interpreter (what a call adds to them changed across CPython versions): measured, not assumed.
+_HELD_BY_A_LIST_ALONE = reference_counts([_Probe()], 0)
 
 
 def run_node(task, node, grads):
