@@ -602,3 +602,44 @@ def test_behaves_like(capsys):
                     "result has wrong values at 1 of 2 entries — hint: gradients add up")
     result = run(capsys, lambda: check.behaves_like(stub, reference_accumulate, cases))[0]
     assert result.status == check.NOT_ATTEMPTED
+
+
+def test_an_authors_hint_comes_first_and_a_telling_guess_beside_it(capsys):
+    hint = "each path contributes once"
+    result, line = run(capsys, lambda: check.value(torch.tensor([2.0, 4.0]), torch.tensor([1.0, 2.0]),
+                                                   hint=hint))
+    assert line == ("✘ your answer has wrong values at 2 of 2 entries — hint: each path "
+                    "contributes once (it is off by a constant factor of 2)")
+    result, line = run(capsys, lambda: check.value(torch.tensor([1.0, 5.0]), torch.tensor([1.0, 2.0]),
+                                                   hint=hint))
+    assert line == "✘ your answer has wrong values at 1 of 2 entries — hint: each path contributes once"
+    result, line = run(capsys, lambda: check.value(torch.ones(2, 3), torch.ones(3), hint=hint))
+    assert "sum over the broadcast dim 0" in line and hint not in line
+
+    def doubled(x, w):
+        gx, gw = right_grads(x, w)
+        return 2 * gx, gw
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = torch.tensor([[0.5], [-1.0]], requires_grad=True)
+    result, line = run(capsys, lambda: check.gradients(sigmoid_layer, x, w, answer=doubled,
+                                                       hint=hint))
+    assert line.endswith("hint: each path contributes once (it is off by a constant factor of 2: "
+                         "a factor missing or extra in the chain rule?)")
+
+    def wrong(x, w):
+        gx, gw = right_grads(x, w)
+        return gx + torch.tensor([0.0, 1.0, 0.0]), gw
+    result, line = run(capsys, lambda: check.gradients(sigmoid_layer, x, w, answer=wrong, hint=hint))
+    assert line.endswith("hint: each path contributes once")      # the generic advice gives way
+
+
+def test_a_dict_answer_of_the_wrong_form_gets_a_format_hint(capsys):
+    expected = {"a": 1, "b": 2}
+    assert run(capsys, lambda: check.value([1, 2], expected))[1] == (
+        "✘ your answer is a list, expected a dict — hint: return a dict, as the exercise's "
+        "template does")
+    assert run(capsys, lambda: check.value({"a": 1}, expected))[1] == (
+        "✘ your answer has no entry for 'b' — hint: keep the keys the exercise's dict starts with")
+    assert run(capsys, lambda: check.value({"a": 1, "b": 2, "c": 3}, expected))[1] == (
+        "✘ your answer has an unexpected entry 'c' — hint: keep the keys the exercise's dict "
+        "starts with")

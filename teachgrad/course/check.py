@@ -38,8 +38,9 @@ Conventions, the same for every helper:
   ``raises-exception`` tag). For an answer computed at the top level of a cell, pass
   ``lambda: answer``: a name that is not defined yet is reported, not raised.
 - A prediction left as ``...`` (Ellipsis) also counts as not attempted.
-- The line tells *what* differs and gives a hint (the author's ``hint=`` when no more
-  specific one applies); it never prints the expected answer.
+- The line tells *what* differs and gives a hint: the author's ``hint=``, with a telling
+  guess beside it in brackets ("the sign is flipped", "off by a constant factor of 2"); for a
+  wrong shape, the shape's own hint. It never prints the expected answer.
 - The return value is a :class:`Result`: true when correct, so tests can
   ``assert check.value(...)``. It displays nothing in Jupyter (the line is already printed).
 """
@@ -230,10 +231,22 @@ def _values_hint(got, want, gradient):
             return factor + (": a factor missing or extra in the chain rule?" if gradient else "")
     if got.ndim == 2 and got.shape[0] == got.shape[1] and np.allclose(got.T, want):
         return "it looks transposed"
-    if gradient:
-        return ("apply the chain rule one step at a time: the gradient arriving from above "
-                "times the local derivative")
-    return None
+    return CHAIN_RULE_HINT if gradient else None
+
+
+CHAIN_RULE_HINT = ("apply the chain rule one step at a time: the gradient arriving from above "
+                   "times the local derivative")
+
+
+def _pick_hint(what, specific, author):
+    """The hint for a difference. A shape's own hint comes alone (an author's hint is about
+    values); otherwise the author's, with a telling guess (a factor, a sign, a transpose)
+    beside it in brackets; with no author's hint, the guess."""
+    if author is None or "shape" in what:
+        return specific or author
+    if specific is None or specific == CHAIN_RULE_HINT:
+        return author
+    return f"{author} ({specific})"
 
 
 def _numeric_difference(answer, expected, name, atol, rtol, gradient):
@@ -281,14 +294,16 @@ def _difference(answer, expected, name="your answer", atol=1e-6, rtol=1e-5, grad
                                  and all(_is_numeric(e) for e in expected)):
         return _numeric_difference(answer, expected, name, atol, rtol, gradient)
     if isinstance(expected, dict):
+        keys = "keep the keys the exercise's dict starts with"
         if not isinstance(answer, dict):
-            return f"{name} is a {type(answer).__name__}, expected a dict", None
+            return (f"{name} is a {type(answer).__name__}, expected a dict",
+                    "return a dict, as the exercise's template does")
         missing = [k for k in expected if k not in answer]
         if missing:
-            return f"{name} has no entry for {missing[0]!r}", None
+            return f"{name} has no entry for {missing[0]!r}", keys
         extra = [k for k in answer if k not in expected]
         if extra:
-            return f"{name} has an unexpected entry {extra[0]!r}", None
+            return f"{name} has an unexpected entry {extra[0]!r}", keys
         for key in expected:
             found = _difference(answer[key], expected[key], f"{name}[{key!r}]", atol, rtol,
                                 gradient)
@@ -334,8 +349,7 @@ def value(answer, expected, *, name="your answer", atol=1e-6, rtol=1e-5, hint=No
     _stop_at_placeholders(answer, name)
     found = _difference(answer, expected, name, atol, rtol)
     if found:
-        what, specific = found
-        raise _Stop(WRONG, what, specific or hint)
+        raise _Stop(WRONG, found[0], _pick_hint(*found, hint))
 
 
 def _placeholders(answer):
@@ -524,7 +538,7 @@ def gradients(f, *inputs, answer=None, names=None, atol=1e-5, rtol=1e-4, hint=No
                                 gradient=True)
             if found:
                 raise _Stop(WRONG, found[0] + " (compared with finite differences)",
-                            found[1] if hint is None else hint)
+                            _pick_hint(*found, hint))
         return "backward agrees with finite differences"
 
     if _is_function(answer):
@@ -542,8 +556,7 @@ def gradients(f, *inputs, answer=None, names=None, atol=1e-5, rtol=1e-4, hint=No
     for i, got, want in zip(wrt, given, reference):
         found = _difference(got, want, f"the gradient of {labels[i]}", atol, rtol, gradient=True)
         if found:
-            shape_problem = "shape" in found[0]
-            raise _Stop(WRONG, found[0], found[1] if (hint is None or shape_problem) else hint)
+            raise _Stop(WRONG, found[0], _pick_hint(*found, hint))
     agrees = all(_difference(g, fd, "", 1e-4, 1e-3) is None for g, fd in zip(given, numerical))
     return ("agrees with teachgrad's autograd and with finite differences" if agrees
             else "agrees with teachgrad's autograd")
@@ -742,5 +755,5 @@ def behaves_like(answer, reference, cases, *, atol=1e-6, rtol=1e-5, hint=None):
                         f"{type(want_error).__name__}", hint)
         found = _difference(got, want, "the result", atol, rtol)
         if found:
-            raise _Stop(WRONG, f"{where}: {found[0]}", found[1] or hint)
+            raise _Stop(WRONG, f"{where}: {found[0]}", _pick_hint(*found, hint))
     return f"the same results as teachgrad on all {len(cases)} cases"
