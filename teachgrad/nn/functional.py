@@ -253,12 +253,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     ones; in training the running statistics are updated in place."""
     check_batch_norm_input(input, running_mean, training)
     channels, dtype = input.shape[1], input._data.dtype
+    affine = weight is not None
     weight = _constant(np.ones(channels, dtype=dtype)) if weight is None else weight
     bias = _constant(np.zeros(channels, dtype=dtype)) if bias is None else bias
     return nn_ops.NativeBatchNormBackward0.apply(
         input, weight, bias, training=training, momentum=momentum, eps=eps,
-        running_mean=None if running_mean is None else running_mean._data,
-        running_var=None if running_var is None else running_var._data)
+        running_mean=running_mean, running_var=running_var, affine=affine)
 
 
 def embedding(input, weight, padding_idx=None):

@@ -337,27 +337,39 @@ class NativeBatchNormBackward0(Operation):
     updated in place); in evaluation the running statistics are used. Backward
     recomputes the batch statistics from the saved input with teachgrad
     operations, so that a gradient of the gradient is right too.
+
+    As in PyTorch, the node keeps the running statistics (tensors: changing one in place
+    before backward raises the in-place error) and, in training, the batch's mean and
+    1 / std (``_saved_result1``, ``_saved_result2``; empty in evaluation). Like PyTorch's
+    kernel, the update of the running statistics does not count as a new version.
     """
     input_names = ("input", "weight", "bias")
+    kept_names = ("running_mean", "running_var", "result1", "result2")
 
-    def forward(self, x, weight, bias, running_mean, running_var, training, momentum, eps):
+    def forward(self, x, weight, bias, running_mean, running_var, training, momentum, eps,
+                affine):
         self.save("input")
-        self.save("weight")
+        if affine:              # without, weight is all ones and PyTorch saves None
+            self.save("weight")
         self._saved_training, self._saved_eps = training, eps
         self._dims = (0,) + tuple(range(2, x.ndim))
         self._channel_shape = (1, -1) + (1,) * (x.ndim - 2)
+        if running_mean is not None:
+            self.keep("running_mean", running_mean)
+            self.keep("running_var", running_var)
         if training:
             mean, var = x.mean(axis=self._dims), x.var(axis=self._dims)
             if running_mean is not None:
                 count = x.size // x.shape[1]                  # values per channel
                 unbiased_var = var * count / (count - 1)
-                running_mean[...] = (1 - momentum) * running_mean + momentum * mean
-                running_var[...] = (1 - momentum) * running_var + momentum * unbiased_var
+                running_mean._data[...] = (1 - momentum) * running_mean._data + momentum * mean
+                running_var._data[...] = (1 - momentum) * running_var._data + momentum * unbiased_var
         else:
-            mean, var = running_mean.copy(), running_var.copy()
-            self._saved_running_mean, self._saved_running_var = mean, var
+            mean, var = running_mean._data, running_var._data
         scale = weight / np.sqrt(var + eps)
         shift = bias - mean * scale
+        self.keep("result1", mean if training else x[:0, 0].reshape(0))
+        self.keep("result2", 1 / np.sqrt(var + eps) if training else x[:0, 0].reshape(0))
         return x * scale.reshape(self._channel_shape) + shift.reshape(self._channel_shape)
 
     def backward(self, grad):
@@ -367,15 +379,14 @@ class NativeBatchNormBackward0(Operation):
             centered = x - mean
             invstd = ((centered * centered).mean(dims, keepdim=True) + self._saved_eps) ** -0.5
         else:
-            centered = x - Tensor._make(self._saved_running_mean.reshape(self._channel_shape))
-            invstd = Tensor._make((self._saved_running_var.reshape(self._channel_shape)
-                                   + self._saved_eps) ** -0.5)
+            centered = x - self._saved_running_mean.reshape(self._channel_shape)
+            invstd = (self._saved_running_var.reshape(self._channel_shape) + self._saved_eps) ** -0.5
         normalized = centered * invstd
         grad_sum = grad.sum(dims, keepdim=True)
         grad_dot = (grad * normalized).sum(dims, keepdim=True)
         grad_input = None
         if self.needs_input_grad[0]:
-            scale = weight.reshape(self._channel_shape) * invstd
+            scale = invstd if weight is None else weight.reshape(self._channel_shape) * invstd
             if self._saved_training:
                 count = x.numel() // x.shape[1]
                 grad_input = scale * (grad - grad_sum / count - normalized * grad_dot / count)
