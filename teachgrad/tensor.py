@@ -5,6 +5,7 @@ Autograd adds three things: ``requires_grad``, ``grad_fn`` (the node that made
 it, None for a leaf) and ``grad``. Operations and tensor methods such as
 ``x.exp()`` are attached to this class by ``teachgrad.ops``.
 """
+import numbers
 import warnings
 import weakref
 
@@ -18,12 +19,26 @@ from teachgrad.autograd.graph import AccumulateGrad, HookDict, add_hook
 class VersionCounter:
     """Counts in-place changes of a tensor's memory; shared by all views of it."""
     __slots__ = ("version",)
+    inference = False     # is its tensor an inference tensor? (see grad_mode.INFERENCE)
 
     def __init__(self):
         self.version = 0
 
     def bump(self):
         self.version += 1
+
+
+class InferenceVersionCounter(VersionCounter):
+    """The counter of ``detach()`` or ``.data`` of an inference tensor, taken outside
+    inference_mode. As in PyTorch, the tensor is still an inference tensor (it may not be
+    saved for backward; its views have no counter), but it counts its in-place changes,
+    which are allowed then; inside the mode they are not counted."""
+    __slots__ = ()
+    inference = True
+
+    def bump(self):
+        if not grad_mode._state["inference"]:
+            self.version += 1
 
 
 def new_version_counter():
@@ -138,13 +153,13 @@ class Tensor:
 
     @property
     def _version(self):
-        if self.is_inference():
+        if self._version_counter is grad_mode.INFERENCE:
             raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter.version
 
     def is_inference(self):
         """Was this tensor made inside ``inference_mode`` (or is it a view of one)?"""
-        return self._version_counter is grad_mode.INFERENCE
+        return self._version_counter.inference
 
     @property
     def output_nr(self):
@@ -177,8 +192,10 @@ class Tensor:
     @property
     def data(self):
         """The same memory without autograd: a fresh version counter, so edits go unseen
-        (an inference tensor's ``.data`` is one too)."""
-        return Tensor._make(self._data, grad_mode.INFERENCE if self.is_inference() else None)
+        (an inference tensor's ``.data`` is its ``detach()``)."""
+        if self.is_inference():
+            return self.detach()
+        return Tensor._make(self._data, VersionCounter())
 
     @data.setter
     def data(self, other):
@@ -289,9 +306,17 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __iter__(self):
+        """The rows, from ``unbind(0)``: one node (UnbindBackward0) for all, as in PyTorch."""
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(self.unbind(0))
+
+    def __contains__(self, element):
+        """``x in t``: is any element of ``t`` equal to ``x``? (PyTorch's, not row by row.)"""
+        if not isinstance(element, (Tensor, numbers.Number)):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element)}.")
+        return bool((element == self).any().item())
 
     __hash__ = object.__hash__
 
@@ -308,8 +333,13 @@ class Tensor:
 
     # ---- detaching ------------------------------------------------------
     def detach(self):
-        """Same memory and same version counter, but outside the graph."""
-        return Tensor._make(self._data, self._version_counter)
+        """Same memory and same version counter, but outside the graph. (An inference
+        tensor's, taken outside inference_mode, gets a counter of its own, as in PyTorch.)"""
+        counter = self._version_counter
+        if counter.inference:
+            counter = (grad_mode.INFERENCE if grad_mode.is_inference_mode_enabled()
+                       else InferenceVersionCounter())
+        return Tensor._make(self._data, counter)
 
     def detach_(self):
         if self._base is not None:

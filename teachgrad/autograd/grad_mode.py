@@ -2,11 +2,21 @@
 
 ``no_grad``, ``enable_grad`` and ``set_grad_enabled`` flip it for a block of
 code (as context managers) or for a whole function (as decorators).
+``inference_mode`` turns recording off whatever grad mode says.
 """
 import functools
 import inspect
 
-_state = {"enabled": True, "inference": False}
+_state = {"enabled": True, "inference": False, "recording": True}
+
+
+def _switch(enabled, inference=None):
+    """Set grad mode (and inference mode, if given). Operations record only with grad mode
+    on outside inference_mode: inside it, even ``enable_grad()`` records nothing."""
+    if inference is not None:
+        _state["inference"] = inference
+    _state["enabled"] = enabled
+    _state["recording"] = enabled and not _state["inference"]
 
 
 def _decorate(function, new_block):
@@ -47,15 +57,31 @@ def is_inference_mode_enabled():
     return _state["inference"]
 
 
+def is_recording():
+    """Do operations record a graph now? (Grad mode is on, outside inference_mode.)"""
+    return _state["recording"]
+
+
+def autograd_sees(tensors):
+    """Is one of an op's tensors a normal tensor (not an inference tensor)? PyTorch's
+    autograd does not see an op on inference tensors only: it records nothing, even when
+    one requires grad, and checks nothing before an in-place change."""
+    for t in tensors:
+        if not t._version_counter.inference:
+            return True
+    return False
+
+
 class InferenceCounter:
     """What a tensor made inside ``inference_mode`` has instead of a version counter.
 
     PyTorch's *inference tensors* track no version, so autograd cannot check them: they may
     not be saved for backward, nor changed in place outside the mode. One shared instance
-    (``INFERENCE``) marks them; views and ``detach()`` share it, as they share a counter.
+    (``INFERENCE``) marks them; their views share it, as they would share a counter.
     """
     __slots__ = ()
     version = 0
+    inference = True     # (a VersionCounter's is False)
 
     def bump(self):
         pass
@@ -70,18 +96,18 @@ class set_grad_enabled:
     def __init__(self, mode):
         self.previous = _state["enabled"]
         self.mode = bool(mode)
-        _state["enabled"] = self.mode
+        _switch(self.mode)
 
     def __enter__(self):
         return None
 
     def __exit__(self, *exc):
-        _state["enabled"] = self.previous
+        _switch(self.previous)
         return False
 
     def __call__(self, function):
         mode = self.mode
-        _state["enabled"] = self.previous   # used as a decorator: undo the switch
+        _switch(self.previous)              # used as a decorator: undo the switch
         return _decorate(function, lambda: set_grad_enabled(mode))
 
 
@@ -96,10 +122,10 @@ class _GradModeBlock:
 
     def __enter__(self):
         self.previous = _state["enabled"]
-        _state["enabled"] = self.mode
+        _switch(self.mode)
 
     def __exit__(self, *exc):
-        _state["enabled"] = self.previous
+        _switch(self.previous)
         return False
 
     def __call__(self, function):
@@ -133,10 +159,10 @@ class inference_mode(_GradModeBlock):
 
     def __enter__(self):
         self.previous, self.previous_inference = _state["enabled"], _state["inference"]
-        _state["enabled"], _state["inference"] = not self.switched_on, self.switched_on
+        _switch(not self.switched_on, self.switched_on)
 
     def __exit__(self, *exc):
-        _state["enabled"], _state["inference"] = self.previous, self.previous_inference
+        _switch(self.previous, self.previous_inference)
         return False
 
     def _new_block(self):

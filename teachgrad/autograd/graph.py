@@ -183,7 +183,7 @@ class SavedTensor:
                  "_data", "_requires_grad", "_node", "_output_nr", "_tensor", "_output_ref")
 
     def __init__(self, tensor, node=None, is_output=False):
-        if tensor._version_counter is grad_mode.INFERENCE:
+        if tensor._version_counter.inference:
             raise RuntimeError(INFERENCE_SAVED)
         self.saved_version = tensor._version_counter.version
         self._version_counter = tensor._version_counter

@@ -85,12 +85,14 @@ class Operation(Node):
     def _new_node(cls, inputs):
         node = cls.__new__(cls)
         node._inputs = inputs
-        if grad_mode.is_grad_enabled():
+        if grad_mode.is_recording():
             flags = []
             for t in inputs:
                 # (a view asks its base too: the base may require grad since the view was made)
                 flags.append(t._requires_grad or t._base is not None and t.requires_grad)
-            if True in flags:
+            # (PyTorch's autograd does not see an op whose inputs are all inference tensors)
+            if True in flags and (not inputs[0]._version_counter.inference
+                                  or grad_mode.autograd_sees(inputs)):
                 Node.__init__(node)
                 node._recording = True
                 node._saved = {}

@@ -20,15 +20,19 @@ def make_view(view, source, replay):
 
     ``replay(t)`` re-applies the view operation to another tensor ``t`` shaped like
     ``source``; it is composed along chains of views so that any view can be
-    replayed from its root base.
+    replayed from its root base. PyTorch tracks no views of an inference tensor: such a
+    view is an inference tensor without a counter, and nothing more.
     """
+    if source._version_counter.inference:
+        view._version_counter = grad_mode.INFERENCE
+        return view
     view._version_counter = source._version_counter
     view._view_version = source._version_counter.version
     if source._multi_output_view:
         view._multi_output_view = True        # a view of such a view inherits its rule
     if source._requires_grad:
         view._requires_grad = True    # also for a view made under no_grad (a leaf then)
-        if not grad_mode.is_grad_enabled() or source._made_in_no_grad:
+        if not grad_mode.is_recording() or source._made_in_no_grad:
             view._made_in_no_grad = True
     if source._base is None:
         view._base, view._view_replay = source, replay
@@ -41,17 +45,18 @@ def make_view(view, source, replay):
 def check_inplace_allowed(target, others=()):
     """PyTorch's errors for in-place changes that would break autograd (checked before
     writing); ``others`` are the op's other tensor inputs."""
-    if target.is_inference() and not grad_mode.is_inference_mode_enabled():
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
-                           "allowed.You can make a clone to get a normal tensor before doing "
-                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
-                           "details.")
     if not target._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor "
                            "before performing the operation.")
-    if grad_mode.is_grad_enabled():
+    if grad_mode.is_recording() and grad_mode.autograd_sees((target, *others)):
         _check_autograd_allows_inplace(target, others)
+    if (target._version_counter is grad_mode.INFERENCE      # (PyTorch's check: when the version
+            and not grad_mode.is_inference_mode_enabled()):  # is bumped, after autograd's)
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
 
 
 def _check_autograd_allows_inplace(target, others):
@@ -176,7 +181,7 @@ def refresh_view_history(view):
     ``grad_fn`` property) when its base was changed in place since the view was made.
     """
     base = view._base
-    if not base._requires_grad or not grad_mode.is_grad_enabled() and view._grad_fn is None:
+    if not base._requires_grad or not grad_mode.is_recording() and view._grad_fn is None:
         view._view_version = view._version_counter.version
         return
     modified = "its base or another view of its base has been"

@@ -214,7 +214,8 @@ class MultiViewOperation(Operation):
         for number, piece in enumerate(pieces):
             views.make_view(piece, input,
                             lambda t, number=number: cls.apply_views(t, **params)[number])
-            if grad_mode.is_grad_enabled():     # (under no_grad the no_grad view rules apply)
+            # (under no_grad the no_grad view rules apply; an inference tensor has no views)
+            if grad_mode.is_grad_enabled() and piece._base is not None:
                 piece._multi_output_view = True
         return pieces
 
