@@ -2,10 +2,9 @@
 for the geometry of views and reductions), and so the same in-place errors — among them the
 classic one of changing a layer's weight (an optimizer step) between forward and backward.
 
-Known gaps, left out below: mm / addmm do not show PyTorch's ``_saved_*_sym_sizes`` /
-``_sym_strides`` / ``_saved_alpha`` / ``_saved_beta``; the vector norm lacks ``_saved_ord``,
-``_saved_dim`` and ``_saved_keepdim``; ``dir()`` of a node lists only what it saved, where
-PyTorch also lists a declared field that holds None (``(x * 2).grad_fn._saved_self``)."""
+mm / addmm are compared in test_mm_saved_attributes.py, the vector norm in
+test_linalg_gaps.py. Known gap, left out below: ``dir()`` of a node lists only what it saved,
+where PyTorch also lists a declared field that holds None (``(x * 2).grad_fn._saved_self``)."""
 import numpy as np
 import pytest
 

@@ -14,70 +14,107 @@ from teachgrad.autograd.operation import Operation
 from teachgrad.ops.distances import cdist, dist  # noqa: F401  (re-exported, see above)
 from teachgrad.ops.einsum import einsum  # noqa: F401
 from teachgrad.ops.lu import det, inverse, linalg_slogdet, logdet, slogdet, solve  # noqa: F401
+from teachgrad.ops.pointwise import quiet_numpy, times_number
 from teachgrad.ops.shape import SqueezeBackward4, UnsafeViewBackward0, _check_dim
 from teachgrad.tensor import Tensor
 
 
-def mat2_gradient(mat1, grad, mat2_is_transposed):
+def mat2_gradient(mat1, grad, mat2_sizes, mat2_strides):
     """``mat1.T @ grad``, laid out like mat2 was (as PyTorch's mm_mat2_backward does).
 
     ``nn.Linear`` multiplies by ``weight.t()``, a transposed view; computing its gradient
     as ``(grad.T @ mat1).T`` makes the weight's gradient contiguous, like the weight.
     """
-    if mat2_is_transposed:
+    if mat2_strides[0] == 1 and mat2_strides[1] == mat2_sizes[0]:      # column by column
         return grad.t().mm(mat1).t()
     return mat1.t().mm(grad)
 
 
-def _is_transposed(matrix):
-    return matrix.flags.f_contiguous and not matrix.flags.c_contiguous
+def element_strides(matrix):
+    """A numpy array's strides counted in elements, as PyTorch counts them (numpy counts bytes)."""
+    rows, columns = matrix.strides
+    return rows // matrix.itemsize, columns // matrix.itemsize
 
 
 class MmBackward0(Operation):
+    """mat1 @ mat2. As PyTorch, the node shows both factors' sizes, and the strides of
+    those that need a gradient (``()`` for the others)."""
     input_names = ("self", "mat2")
+    _saved_self_sym_strides = _saved_mat2_sym_strides = ()
 
     def forward(self, a, b):
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+        self._saved_self_sym_sizes, self._saved_mat2_sym_sizes = a.shape, b.shape
         if self.needs_input_grad[0]:
             self.save("mat2")
+            self._saved_self_sym_strides = element_strides(a)
         if self.needs_input_grad[1]:
             self.save("self")
-            self._mat2_is_transposed = _is_transposed(b)
-        return a @ b
+            self._saved_mat2_sym_strides = element_strides(b)
+        return quiet_numpy.run(np.matmul, a, b)     # inf * 0 in a sum: nan, without a warning
 
     def backward(self, grad):
         grad_self = grad.mm(self._saved_mat2.t()) if self.needs_input_grad[0] else None
-        grad_mat2 = mat2_gradient(self._saved_self, grad, self._mat2_is_transposed) \
+        grad_mat2 = mat2_gradient(self._saved_self, grad, self._saved_mat2_sym_sizes,
+                                  self._saved_mat2_sym_strides) \
             if self.needs_input_grad[1] else None
         return grad_self, grad_mat2
 
 
 class AddmmBackward0(Operation):
-    """bias + mat1 @ mat2 in one node: what ``nn.Linear`` records for a batch of rows."""
+    """beta * bias + alpha * (mat1 @ mat2) in one node: what ``nn.Linear`` records for a
+    batch of rows (with alpha = beta = 1). beta = 0 ignores the bias, even its nans."""
     input_names = ("self", "mat1", "mat2")
+    _saved_mat1_sym_strides = _saved_mat2_sym_strides = ()
 
-    def forward(self, bias, a, b):
+    def forward(self, bias, a, b, alpha=1, beta=1):
         self._bias_is_row = bias.ndim == 1      # then its gradient is the batch sum
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+        self._saved_alpha, self._saved_beta = alpha, beta
+        self._saved_mat1_sym_sizes, self._saved_mat2_sym_sizes = a.shape, b.shape
         if self.needs_input_grad[1]:
             self.save("mat2")
+            self._saved_mat1_sym_strides = element_strides(a)
         if self.needs_input_grad[2]:
             self.save("mat1")
-            self._mat2_is_transposed = _is_transposed(b)
-        out = a @ b
-        out += bias                 # into the fresh product: no second array
-        return out
+            self._saved_mat2_sym_strides = element_strides(b)
+        out = quiet_numpy.run(np.matmul, a, b)
+        if alpha == 1 and beta == 1:
+            quiet_numpy.run(np.add, out, bias, out=out)     # into the fresh product: no new array
+            return out
+        return _scaled_sum(out, alpha, bias, beta)
 
     def backward(self, grad):
-        grad_mat1 = grad.mm(self._saved_mat2.t()) if self.needs_input_grad[1] else None
-        grad_mat2 = mat2_gradient(self._saved_mat1, grad, self._mat2_is_transposed) \
-            if self.needs_input_grad[2] else None
-        grad_bias = grad.sum(0) if self.needs_input_grad[0] and self._bias_is_row else grad
+        alpha, beta, needs = self._saved_alpha, self._saved_beta, self.needs_input_grad
+        grad_mat1 = grad_mat2 = grad_bias = None
+        if needs[1]:
+            grad_mat1 = _times(grad.mm(self._saved_mat2.t()), alpha)
+        if needs[2]:
+            grad_mat2 = _times(mat2_gradient(self._saved_mat1, grad, self._saved_mat2_sym_sizes,
+                                             self._saved_mat2_sym_strides), alpha)
+        if needs[0]:
+            grad_bias = _times(grad.sum(0) if self._bias_is_row else grad, beta)
         return grad_bias, grad_mat1, grad_mat2
+
+
+def _scaled_sum(product, alpha, bias, beta):
+    """``beta * bias + alpha * product``, alpha and beta cast to the product's dtype first
+    (as PyTorch: an integer addmm takes alpha = 2.5 as 2)."""
+    dtype = product.dtype.type
+    product = quiet_numpy.run(np.multiply, product, dtype(alpha))
+    if beta == 0:       # the bias must fit, but its values (even nan) are ignored
+        np.broadcast_to(bias, product.shape)
+        return product
+    return quiet_numpy.run(np.add, product, quiet_numpy.run(np.multiply, bias, dtype(beta)))
+
+
+def _times(gradient, number):
+    """PyTorch's maybe_multiply: ``gradient * number``, or ``gradient`` itself if number is 1."""
+    return gradient if number == 1 else times_number(gradient, number)
 
 
 class MvBackward0(Operation):
@@ -89,7 +126,7 @@ class MvBackward0(Operation):
                                f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
         self.save("self")
         self.save("vec")
-        return a @ v
+        return quiet_numpy.run(np.matmul, a, v)
 
     def backward(self, grad):
         grad_self = grad.unsqueeze(1) * self._saved_vec if self.needs_input_grad[0] else None
@@ -107,7 +144,7 @@ class DotBackward0(Operation):
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
         self.save("self")
         self.save("tensor")
-        return np.asarray(a @ b)
+        return np.asarray(quiet_numpy.run(np.matmul, a, b))
 
     def backward(self, grad):
         return grad * self._saved_tensor, grad * self._saved_self
@@ -122,7 +159,7 @@ class BmmBackward0(Operation):
                                f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
         self.save("self")
         self.save("mat2")
-        return a @ b
+        return quiet_numpy.run(np.matmul, a, b)
 
     def backward(self, grad):
         grad_self = grad.bmm(self._saved_mat2.transpose(1, 2)) if self.needs_input_grad[0] else None
@@ -173,9 +210,12 @@ def mm(input, mat2):
     return MmBackward0.apply(input, mat2)
 
 
-def addmm(input, mat1, mat2):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``."""
     _check_same_dtype("addmm", input, mat1, mat2)
-    return AddmmBackward0.apply(input, mat1, mat2)
+    if alpha.__class__ is int and beta.__class__ is int and alpha == beta == 1:
+        return AddmmBackward0.apply(input, mat1, mat2)      # (nn.Linear's case, kept quick)
+    return AddmmBackward0.apply(input, mat1, mat2, alpha=alpha, beta=beta)
 
 
 def mv(input, vec):

@@ -219,12 +219,14 @@ class LinalgInvExBackward0(KeepsAnOutput):
 
 
 class LinalgSolveExBackward0(Operation):
-    """X with A X = B. Its gradients: grad_B = A^-T grad (a solve with A^T), and, as
-    dX = -A^-1 dA X, grad_A = -grad_B X^T. A vector B (``vector``) is solved as a column."""
+    """X with A X = B, or, for ``left=False``, with X A = B (that is, A^T X^T = B^T). Its
+    gradients: grad_B = A^-T grad (a solve with A^T, on the same side), and, as
+    dX = -A^-1 dA X, grad_A = -grad_B X^T (for X A = B, dX = -X dA A^-1 and
+    grad_A = -X^T grad_B). A vector B (``vector``) is solved as a column."""
     input_names = ("A", "B")
     kept_names = ("LU", "pivots")
 
-    def forward(self, a, b, vector):
+    def forward(self, a, b, vector, left):
         lu, pivots = lu_factor(a)
         singular = _first_singular(lu)
         if singular:
@@ -234,17 +236,23 @@ class LinalgSolveExBackward0(Operation):
         self.keep("LU", lu)
         self.keep("pivots", pivots)
         self.save("result")
-        self._saved_left, self._vector = True, vector
+        self._saved_left, self._vector = left, vector
         if vector:
             return np.ascontiguousarray(np.linalg.solve(a, b[..., None])[..., 0])
+        if not left:
+            transposed = np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2))
+            return np.ascontiguousarray(np.swapaxes(transposed, -1, -2))
         return np.linalg.solve(a, b)
 
     def backward(self, grad):
-        A, X = self._saved_A, self._saved_result
+        A, X, left = self._saved_A, self._saved_result, self._saved_left
         if self._vector:
             grad, X = grad.unsqueeze(-1), X.unsqueeze(-1)
-        grad_B = solve(A.mT, grad)
-        grad_A = -(grad_B @ X.mT) if self.needs_input_grad[0] else None
+        grad_B = solve(A.mT, grad, left=left)
+        if not self.needs_input_grad[0]:
+            grad_A = None
+        else:
+            grad_A = -(grad_B @ X.mT) if left else -(X.mT @ grad_B)
         return grad_A, grad_B.squeeze(-1) if self._vector else grad_B
 
 
@@ -254,14 +262,11 @@ def inverse(input):
 
 
 def solve(A, B, *, left=True):
-    """``torch.linalg.solve``: X with A X = B, for each matrix of A (batches broadcast).
-    B is a vector (or a batch of them) when it is 1-D or has A's shape without its last
-    dimension; otherwise a matrix of columns."""
-    if not left:
-        raise NotImplementedError("teachgrad: linalg.solve(left=False) is not implemented; "
-                                  "solve(A.mT, B.mT).mT is the same X")
-    _check_solve_inputs(A, B)
-    return LinalgSolveExBackward0.apply(A, B, vector=_is_vector(A, B))
+    """``torch.linalg.solve``: X with A X = B (X A = B for ``left=False``), for each matrix
+    of A (batches broadcast). B is a vector (or a batch of them) when it is 1-D or has A's
+    shape without its last dimension (only for ``left=True``); otherwise a matrix."""
+    _check_solve_inputs(A, B, left)
+    return LinalgSolveExBackward0.apply(A, B, vector=_is_vector(A, B), left=left)
 
 
 def _is_vector(A, B):
@@ -284,7 +289,7 @@ def _check_floating(A, name):
                            f"Got {A.dtype.short_name}")
 
 
-def _check_solve_inputs(A, B):
+def _check_solve_inputs(A, B, left):
     if A.ndim < 2:
         raise RuntimeError("linalg.solve: The input tensor A must have at least 2 dimensions.")
     if B.ndim < 1:
@@ -296,9 +301,14 @@ def _check_solve_inputs(A, B):
                            f"instead")
     _check_square_matrices(A, "linalg.solve")
     columns = B.shape + (1,) if _is_vector(A, B) else B.shape     # B as a (batch of) matrix
-    if columns[-2] != A.shape[-1]:
+    if columns[-2 if left else -1] != A.shape[-1]:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
-                           f"AX = B ({A.shape[-2]}x{A.shape[-1]} and {columns[-2]}x{columns[-1]})")
+                           f"{'AX' if left else 'XA'} = B ({A.shape[-2]}x{A.shape[-1]} and "
+                           f"{columns[-2]}x{columns[-1]})")
+    if not left and _is_vector(A, B):
+        raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not "
+                           "supported for left=False. In this case linalg.solve is equivalent "
+                           "to B / A.squeeze(-1)")
     try:
         np.broadcast_shapes(columns[:-2], A.shape[:-2])
     except ValueError:

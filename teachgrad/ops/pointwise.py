@@ -5,7 +5,9 @@ numpy arrays; ``backward`` returns one gradient per tensor input, written with
 teachgrad operations. A gradient may have the broadcast shape: the engine sums
 it back to the input's shape (see ``engine.validate_outputs``).
 """
+import contextvars
 import math
+import threading
 
 import numpy as np
 
@@ -15,9 +17,36 @@ from teachgrad.tensor import Tensor
 
 
 # PyTorch computes inf and nan without a word: numpy's warnings for them are switched off
-# around the operations that produce them (overflowing exp, x / 0, 0 ** -1, (-1) ** 0.5).
+# around the operations that produce them (overflowing exp, x / 0, 0 ** -1, (-1) ** 0.5,
+# inf * 0, inf - inf, sin(inf)...). ``with quiet():`` does it for a block of numpy code;
+# ``quiet_numpy.run(np.multiply, a, b)`` for one call, at a fraction of the cost: the ops
+# of every training step (+, *, @, sum) use it.
 def quiet():
     return np.errstate(over="ignore", divide="ignore", invalid="ignore")
+
+
+class QuietNumpy(threading.local):
+    """``quiet_numpy.run(function, *args, **kwargs)`` calls ``function`` without numpy's
+    warnings. numpy 2 keeps its error state in a context variable: ``run`` calls in a copy
+    of the context (one per thread) where the warnings are off, which costs about as much
+    as a function call; entering ``np.errstate`` costs a microsecond or two, too much for
+    the ``a * b`` of every training step."""
+
+    def __init__(self):
+        if int(np.__version__.split(".")[0]) < 2:    # numpy 1: an error state per thread
+            self.run = _run_in_quiet_errstate
+            return
+        context = contextvars.copy_context()
+        context.run(np.seterr, over="ignore", divide="ignore", invalid="ignore")
+        self.run = context.run
+
+
+def _run_in_quiet_errstate(function, *args, **kwargs):
+    with quiet():
+        return function(*args, **kwargs)
+
+
+quiet_numpy = QuietNumpy()
 
 
 def as_tensor_like(value, like):
@@ -43,9 +72,10 @@ class AddBackward0(Operation):
 
     def forward(self, a, b, alpha=1):
         if alpha == 1:
-            return a + b
+            return quiet_numpy.run(np.add, a, b)          # inf + -inf is nan, without a warning
         self._saved_alpha = alpha
-        return a + alpha * b
+        with quiet():
+            return a + alpha * b
 
     def backward(self, grad):
         alpha = self._saved_alpha
@@ -59,9 +89,10 @@ class SubBackward0(Operation):
 
     def forward(self, a, b, alpha=1):
         if alpha == 1:
-            return a - b
+            return quiet_numpy.run(np.subtract, a, b)
         self._saved_alpha = alpha
-        return a - alpha * b
+        with quiet():
+            return a - alpha * b
 
     def backward(self, grad):
         alpha = self._saved_alpha
@@ -100,7 +131,7 @@ class RsubBackward1(Operation):
 
     def forward(self, a, number):
         self._saved_other = number
-        return np.asarray(number, dtype=a.dtype) - a
+        return quiet_numpy.run(np.subtract, np.asarray(number, dtype=a.dtype), a)
 
     def backward(self, grad):
         return -grad
@@ -114,7 +145,7 @@ class MulBackward0(Operation):
             self.save("other")
         if self.needs_input_grad[1]:
             self.save("self")
-        return a * b
+        return quiet_numpy.run(np.multiply, a, b)        # inf * 0 is nan, without a warning
 
     def backward(self, grad):
         grad_self = grad * self._saved_other if self.needs_input_grad[0] else None
@@ -131,13 +162,13 @@ class DivBackward0(Operation):
             self.save("self")
         if a.dtype.kind != "f":     # integer / integer is true division, in float
             a, b = (x.astype(dtypes.get_default_dtype().numpy) for x in (a, b))
-        with quiet():
-            return a / b
+        return quiet_numpy.run(np.true_divide, a, b)
 
     def backward(self, grad):
         other = self._saved_other
         grad_self = grad / other if self.needs_input_grad[0] else None
-        grad_other = -grad * self._saved_self / (other * other) if self.needs_input_grad[1] else None
+        grad_other = -grad * ((self._saved_self / other) / other) \
+            if self.needs_input_grad[1] else None
         return grad_self, grad_other
 
 
@@ -156,8 +187,11 @@ class PowBackward0(Operation):
         self.save("self")
         self._saved_exponent = exponent
         with quiet():
-            return np.power(a, np.asarray(exponent, dtype=a.dtype) if a.dtype.kind == "f"
-                            else exponent)
+            if a.dtype.kind != "f":
+                return np.power(a, exponent)
+            if exponent == -0.5:     # PyTorch's 1 / sqrt(x): -inf at -0., nan at -inf
+                return 1 / np.sqrt(a)
+            return np.power(a, np.asarray(exponent, dtype=a.dtype))
 
     def backward(self, grad):
         exponent, x = self._saved_exponent, self._saved_self
@@ -179,12 +213,15 @@ class PowBackward1(Operation):
             return np.power(a, b)
 
     def backward(self, grad):
+        """PyTorch's pow_backward_self and pow_backward_exponent: an exponent 0 sends nothing
+        to the base, a base 0 with an exponent >= 0 nothing to the exponent."""
         base, exponent = self._saved_self, self._saved_exponent
-        grad_base = grad * exponent * base ** (exponent - 1) if self.needs_input_grad[0] else None
-        grad_exponent = None
+        grad_base = grad_exponent = None
+        if self.needs_input_grad[0]:
+            grad_base = where(exponent == 0, 0.0, grad * (exponent * base ** (exponent - 1)))
         if self.needs_input_grad[1]:
-            log_base = where(base == 0, 0.0, base.abs().log())   # 0 ** e contributes nothing
-            grad_exponent = grad * self._saved_result * log_base
+            log_base = where((exponent >= 0) & (base == 0), 0.0, self._saved_result * base.log())
+            grad_exponent = grad * log_base
         return grad_base, grad_exponent
 
 
@@ -194,12 +231,17 @@ class PowBackward2(Operation):
 
     def forward(self, exponent, base):
         self._saved_self = base
+        self.save("exponent")
         self.save("result")
         with quiet():
             return np.power(np.asarray(base, dtype=exponent.dtype), exponent).astype(exponent.dtype)
 
     def backward(self, grad):
-        return grad * self._saved_result * float(np.log(self._saved_self))
+        base = self._saved_self
+        if base == 0:        # as PyTorch: 0 ** e sends nothing to an exponent e >= 0
+            return grad * where(self._saved_exponent >= 0, 0.0,
+                                times_number(self._saved_result, -math.inf))
+        return grad * times_number(self._saved_result, float(quiet_numpy.run(np.log, base)))
 
 
 # ---- functions of one tensor -------------------------------------------------
@@ -274,7 +316,7 @@ class SqrtBackward0(UnaryFloatOperation):
 class SinBackward0(UnaryFloatOperation):
     def forward(self, a):
         self.save("self")
-        return np.sin(a)
+        return quiet_numpy.run(np.sin, a)               # sin(inf) is nan
 
     def backward(self, grad):
         return grad * self._saved_self.cos()
@@ -283,7 +325,7 @@ class SinBackward0(UnaryFloatOperation):
 class CosBackward0(UnaryFloatOperation):
     def forward(self, a):
         self.save("self")
-        return np.cos(a)
+        return quiet_numpy.run(np.cos, a)
 
     def backward(self, grad):
         return grad * -self._saved_self.sin()
@@ -292,7 +334,7 @@ class CosBackward0(UnaryFloatOperation):
 class TanBackward0(UnaryFloatOperation):
     def forward(self, a):
         self.save("result")
-        return np.tan(a)
+        return quiet_numpy.run(np.tan, a)
 
     def backward(self, grad):
         return grad * (1 + self._saved_result.pow(2))
@@ -382,7 +424,8 @@ class Atan2Backward0(Operation):
 
     def backward(self, grad):
         y, x = self._saved_self, self._saved_other
-        recip = (y * y + x * x).reciprocal()
+        squared_radius = y * y + x * x
+        recip = squared_radius.reciprocal().masked_fill(squared_radius == 0, 0)   # (0, 0): none
         return grad * x * recip, grad * -y * recip
 
 
@@ -402,7 +445,8 @@ class TanhBackwardBackward0(Operation):
     def forward(self, grad, output):
         self.save("grad_output")
         self.save("output")
-        return grad * (1 - output * output)
+        with quiet():
+            return grad * (1 - output * output)
 
     def backward(self, grad):
         grad_output, output = self._saved_grad_output, self._saved_output
@@ -426,7 +470,8 @@ class SigmoidBackwardBackward0(Operation):
     def forward(self, grad, output):
         self.save("grad_output")
         self.save("output")
-        return grad * output * (1 - output)
+        with quiet():
+            return grad * output * (1 - output)
 
     def backward(self, grad):
         grad_output, output = self._saved_grad_output, self._saved_output
@@ -444,10 +489,13 @@ class AbsBackward0(Operation):
 
 class SignBackward0(Operation):
     def forward(self, a):
+        if a.dtype.kind == "f":     # PyTorch's sign is (0 < x) - (x < 0): 0 for nan
+            return np.where(np.isnan(a), a.dtype.type(0), np.sign(a))
         return np.sign(a)
 
     def backward(self, grad):
-        return grad * 0
+        from teachgrad import creation
+        return creation.zeros_like(grad)
 
 
 class ReluBackward0(Operation):
@@ -464,8 +512,8 @@ class ThresholdBackwardBackward0(Operation):
     input_names = ("grad_output", "self")
 
     def forward(self, grad, output, threshold):
-        self._mask = output > threshold
-        return grad * self._mask
+        self._mask = ~(output <= threshold)     # (a nan output passes the gradient too)
+        return np.where(self._mask, grad, grad.dtype.type(0))
 
     def backward(self, grad):
         grad_grad_output = grad * Tensor._make(self._mask) if self.needs_input_grad[0] else None
@@ -486,7 +534,7 @@ class ClampBackward1(Operation):
             inside = inside & (x >= self._saved_min)
         if self._saved_max is not None:
             inside = inside & (x <= self._saved_max)
-        return grad * inside
+        return where(inside, grad, 0.0)
 
 
 class ClampBackward0(Operation):
@@ -586,7 +634,7 @@ class FmodBackward0(Operation):
     """The remainder of a division by a number, with the sign of the dividend (C's fmod)."""
 
     def forward(self, a, other):
-        return np.fmod(a, np.asarray(other, dtype=a.dtype))
+        return quiet_numpy.run(np.fmod, a, np.asarray(other, dtype=a.dtype))
 
     def backward(self, grad):
         return grad
@@ -658,7 +706,8 @@ class RoundBackward0(StepFunction):
 
 
 class MaximumBackward0(Operation):
-    """Ties split the gradient in half, as in PyTorch."""
+    """As in PyTorch: ties split the gradient in half, the smaller gets none (and with a nan,
+    neither smaller nor equal, both get all of it)."""
     input_names = ("self", "other")
     pick = staticmethod(np.maximum)
 
@@ -669,20 +718,24 @@ class MaximumBackward0(Operation):
 
     def backward(self, grad):
         a, b = self._saved_self, self._saved_other
-        share_a = (a == b) * 0.5 + (self._self_wins(a, b)) * 1.0
-        return grad * share_a, grad * (1 - share_a)
+        grad_self = grad_other = None
+        if self.needs_input_grad[0]:
+            grad_self = where(a == b, grad / 2, grad).masked_fill_(self._loses(a, b), 0)
+        if self.needs_input_grad[1]:
+            grad_other = where(a == b, grad / 2, grad).masked_fill_(self._loses(b, a), 0)
+        return grad_self, grad_other
 
     @staticmethod
-    def _self_wins(a, b):
-        return a > b
+    def _loses(a, b):
+        return a < b
 
 
 class MinimumBackward0(MaximumBackward0):
     pick = staticmethod(np.minimum)
 
     @staticmethod
-    def _self_wins(a, b):
-        return a < b
+    def _loses(a, b):
+        return a > b
 
 
 class ToCopyBackward0(Operation):
@@ -713,7 +766,7 @@ class MulBackward1(Operation):
 
     def forward(self, a, other):
         self._saved_other = other
-        return a * np.asarray(other, dtype=a.dtype)
+        return quiet_numpy.run(np.multiply, a, np.asarray(other, dtype=a.dtype))
 
     def backward(self, grad):
         return MulBackward1.apply(grad, other=self._saved_other)
@@ -724,7 +777,7 @@ class DivBackward1(Operation):
 
     def forward(self, a, other):
         self._saved_other = other
-        return a / np.asarray(other, dtype=a.dtype)
+        return quiet_numpy.run(np.true_divide, a, np.asarray(other, dtype=a.dtype))
 
     def backward(self, grad):
         return DivBackward1.apply(grad, other=self._saved_other)
@@ -787,7 +840,8 @@ class LerpBackward0(Operation):
 
     def forward(self, start, end, weight):
         self._saved_weight = weight
-        return _lerp(start, end, np.asarray(weight, dtype=start.dtype))
+        with quiet():
+            return _lerp(start, end, np.asarray(weight, dtype=start.dtype))
 
     def backward(self, grad):
         weight = self._saved_weight
@@ -804,7 +858,8 @@ class LerpBackward1(Operation):
         if self.needs_input_grad[2]:
             self.save("self")
             self.save("end")
-        return _lerp(start, end, weight)
+        with quiet():
+            return _lerp(start, end, weight)
 
     def backward(self, grad):
         needs = self.needs_input_grad
@@ -824,7 +879,8 @@ class AddcmulBackward0(Operation):
             self.save("tensor2")
         if self.needs_input_grad[2]:
             self.save("tensor1")
-        return a + np.asarray(value, dtype=t1.dtype) * t1 * t2
+        with quiet():
+            return a + np.asarray(value, dtype=t1.dtype) * t1 * t2
 
     def backward(self, grad):
         value, needs = self._saved_value, self.needs_input_grad
@@ -842,7 +898,8 @@ class AddcdivBackward0(Operation):
         self.save("tensor2")
         if self.needs_input_grad[2]:
             self.save("tensor1")
-        return a + np.asarray(value, dtype=t1.dtype) * t1 / t2
+        with quiet():
+            return a + np.asarray(value, dtype=t1.dtype) * t1 / t2
 
     def backward(self, grad):
         value, needs = self._saved_value, self.needs_input_grad
@@ -921,7 +978,7 @@ class ReciprocalBackward0(UnaryFloatOperation):
 
     def backward(self, grad):
         result = self._saved_result
-        return -grad * result * result
+        return -grad * (result * result)
 
 
 def exp(input):

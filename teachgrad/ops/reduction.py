@@ -12,6 +12,7 @@ from teachgrad.autograd import grad_mode
 from teachgrad.autograd.engine import is_expandable_to
 from teachgrad.autograd.operation import Operation
 from teachgrad.ops import cpp_orders
+from teachgrad.ops.pointwise import quiet, quiet_numpy
 from teachgrad.ops.shape import _check_dim
 from teachgrad.tensor import Tensor
 
@@ -45,7 +46,8 @@ class SumBackward0(Operation):
 
     def forward(self, a, dtype=None):
         self._saved_self_sym_sizes = a.shape
-        return np.asarray(a.sum(dtype=_sum_dtype(a, dtype)))
+        total = quiet_numpy.run(np.sum, a, dtype=_sum_dtype(a, dtype))     # inf + -inf: nan
+        return np.asarray(total)
 
     def backward(self, grad):
         return grad.expand(self._saved_self_sym_sizes)
@@ -56,7 +58,8 @@ class SumBackward1(Operation):
 
     def forward(self, a, dims, keepdim, dtype=None):
         self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
-        return np.asarray(a.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+        return np.asarray(quiet_numpy.run(np.sum, a, axis=dims, keepdims=keepdim,
+                                          dtype=_sum_dtype(a, dtype)))
 
     def backward(self, grad):
         grad = restore_reduced_dims(grad, self._saved_dim, self._saved_keepdim)
@@ -74,7 +77,7 @@ class MeanBackward0(Operation):
 
     def forward(self, a):
         self._saved_self_sym_sizes, self._saved_self_sym_numel = a.shape, a.size
-        return np.asarray(a.mean(dtype=a.dtype), dtype=a.dtype)
+        return np.asarray(quiet_numpy.run(np.mean, a, dtype=a.dtype), dtype=a.dtype)
 
     def backward(self, grad):
         return grad.expand(self._saved_self_sym_sizes) / builtins.max(self._saved_self_sym_numel, 1)
@@ -87,7 +90,8 @@ class MeanBackward1(Operation):
         self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
         self._saved_self_sym_numel = a.size
         self._count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
-        return np.asarray(a.mean(axis=dims, keepdims=keepdim, dtype=a.dtype), dtype=a.dtype)
+        mean = quiet_numpy.run(np.mean, a, axis=dims, keepdims=keepdim, dtype=a.dtype)
+        return np.asarray(mean, dtype=a.dtype)
 
     def backward(self, grad):
         grad = restore_reduced_dims(grad, self._saved_dim, self._saved_keepdim)
@@ -102,7 +106,8 @@ class VarBackward0(Operation):
     def forward(self, a, dims, correction, keepdim, as_given):
         self.save("self")
         self.keep_spread(dims, correction, keepdim, as_given)
-        return np.asarray(a.var(axis=dims, ddof=correction, keepdims=keepdim), dtype=a.dtype)
+        variance = quiet_numpy.run(np.var, a, axis=dims, ddof=correction, keepdims=keepdim)
+        return np.asarray(variance, dtype=a.dtype)
 
     def keep_spread(self, dims, correction, keepdim, as_given):
         self._dims, self._correction, self._saved_keepdim = dims, correction, keepdim
@@ -119,7 +124,8 @@ class StdBackward0(VarBackward0):
         self.save("self")
         self.save("result")
         self.keep_spread(dims, correction, keepdim, as_given)
-        return np.asarray(a.std(axis=dims, ddof=correction, keepdims=keepdim), dtype=a.dtype)
+        deviation = quiet_numpy.run(np.std, a, axis=dims, ddof=correction, keepdims=keepdim)
+        return np.asarray(deviation, dtype=a.dtype)
 
     def backward(self, grad):
         # d sqrt(v) = dv / (2 sqrt(v)): the variance's gradient, of grad / (2 std)
@@ -141,7 +147,8 @@ class ProdBackward0(Operation):
     def forward(self, a):
         self.save("self")
         self.save("result")
-        return np.asarray(a.prod(dtype=_sum_dtype(a, None)))
+        product = quiet_numpy.run(np.prod, a, dtype=_sum_dtype(a, None))       # inf * 0: nan
+        return np.asarray(product)
 
     def backward(self, grad):
         return _product_gradient(grad, self._saved_self, self._saved_result, None)
@@ -154,7 +161,8 @@ class ProdBackward1(Operation):
         self.save("self")
         self.save("result")
         self._saved_dim, self._saved_keepdim = dim, keepdim
-        return np.asarray(a.prod(axis=dim, keepdims=keepdim, dtype=_sum_dtype(a, None)))
+        return np.asarray(quiet_numpy.run(np.prod, a, axis=dim, keepdims=keepdim,
+                                          dtype=_sum_dtype(a, None)))
 
     def backward(self, grad):
         dims, keepdim = (self._saved_dim,), self._saved_keepdim
@@ -206,8 +214,8 @@ class CumsumBackward0(Operation):
 
     def forward(self, a, dim, dtype=None):
         self._saved_dim = dim
-        return np.cumsum(a.reshape(a.shape or (1,)), axis=dim,
-                         dtype=_sum_dtype(a, dtype)).reshape(a.shape)
+        return quiet_numpy.run(np.cumsum, a.reshape(a.shape or (1,)), axis=dim,
+                               dtype=_sum_dtype(a, dtype)).reshape(a.shape)
 
     def backward(self, grad):
         dim = self._saved_dim
@@ -223,8 +231,8 @@ class CumprodBackward0(Operation):
         self.save("self")
         self.save("result")
         self._saved_dim = dim
-        return np.cumprod(a.reshape(a.shape or (1,)), axis=dim,
-                          dtype=_sum_dtype(a, dtype)).reshape(a.shape)
+        return quiet_numpy.run(np.cumprod, a.reshape(a.shape or (1,)), axis=dim,
+                               dtype=_sum_dtype(a, dtype)).reshape(a.shape)
 
     def backward(self, grad):
         x, dim = self._saved_self, self._saved_dim
@@ -402,7 +410,8 @@ class LogsumexpBackward0(Operation):
         self._saved_dim, self._saved_keepdim = dims, keepdim
         top = a.max(axis=dims, keepdims=True)
         top = np.where(np.isfinite(top), top, 0)
-        result = np.log(np.exp(a - top).sum(axis=dims, keepdims=True)) + top
+        with quiet():
+            result = np.log(np.exp(a - top).sum(axis=dims, keepdims=True)) + top
         return result if keepdim else result.squeeze(dims)
 
     def backward(self, grad):
@@ -412,25 +421,37 @@ class LogsumexpBackward0(Operation):
 
 
 class LinalgVectorNormBackward0(Operation):
-    """The 2-norm of all elements (what ``tensor.norm()`` computes by default)."""
+    """The ``ord``-norm of the entries over ``dims``: (sum |x|^ord)^(1/ord); inf and -inf
+    give the largest and the smallest |x|, 0 counts the entries that are not 0. Half
+    precision is summed in float, as PyTorch does; ``dtype`` casts the input first.
+    ``_saved_dim`` shows ``dim`` as the call gave it (``as_given``), as PyTorch shows it."""
     promote = "float"
-    _saved_ord, _saved_dim = 2, None
 
-    def forward(self, a, keepdim=False):
+    def forward(self, a, ord, dims, keepdim, as_given, dtype):
+        from teachgrad.ops.distances import p_norm
         self.save("self")
         self.save("result")
-        self._saved_keepdim = keepdim
-        return np.asarray(np.sqrt((a * a).sum(keepdims=keepdim)), dtype=a.dtype)
+        self._saved_ord, self._saved_dim, self._saved_keepdim = ord, as_given, keepdim
+        self._dims = dims
+        dtype = a.dtype if dtype is None else dtype
+        with np.errstate(divide="ignore", over="ignore"):  # 0 ** -1 is inf, as in PyTorch
+            result = p_norm(a.astype(np.promote_types(dtype, np.float32)), ord, dims)
+            return np.asarray(np.expand_dims(result, dims) if keepdim else result, dtype=dtype)
 
     def backward(self, grad):
-        result = self._saved_result
-        return grad * self._saved_self / where_nonzero(result)
-
-
-def where_nonzero(t):
-    """Replace zeros by ones (so a norm of zero divides safely)."""
-    from teachgrad.ops.pointwise import where
-    return where(t == 0, 1.0, t)
+        """PyTorch's norm_backward: no gradient at all for ord 0 (a count is flat); for
+        inf and -inf the entries at the norm share each slice's gradient."""
+        from teachgrad.ops.distances import norm_gradient
+        x, ord, dims = self._saved_self, self._saved_ord, self._dims
+        norm = restore_reduced_dims(self._saved_result, dims, self._saved_keepdim)
+        grad = restore_reduced_dims(grad, dims, self._saved_keepdim)
+        if ord == 0:
+            return None
+        if ord in (np.inf, -np.inf):
+            magnitudes = x.abs()
+            at_the_norm = (magnitudes == norm) | magnitudes.isnan()
+            return x.sign() * ((grad / at_the_norm.sum(dims, keepdim=True)) * at_the_norm)
+        return norm_gradient(grad, x, ord, norm)
 
 
 # ---- the functions and methods ---------------------------------------------------
@@ -672,13 +693,79 @@ def logsumexp(input, dim, keepdim=False):
     return LogsumexpBackward0.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim)
 
 
-def norm(input, p="fro", dim=None, keepdim=False):
-    if p in ("fro", 2) and dim is None:
-        return LinalgVectorNormBackward0.apply(input, keepdim=keepdim)
-    from teachgrad.ops import pointwise
-    if p in ("fro", 2):
-        return pointwise.sqrt(sum(input * input, dim, keepdim))
-    return sum(pointwise.abs(input) ** p, dim, keepdim) ** (1.0 / p)
+def norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
+    """``torch.norm``, routed as PyTorch routes it: a number ``p`` (2.0 for None) and "fro"
+    over at most two dims are vector norms; "nuc", or "fro" over more dims, matrix norms."""
+    dims = [dim] if isinstance(dim, int) else dim
+    if not isinstance(p, str):
+        return vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+    if p == "fro" and (dims is None or len(dims) <= 2):
+        return vector_norm(input, 2, dims, keepdim, dtype=dtype)
+    from teachgrad import linalg       # (matrix norms are composed there, from these ops)
+    return linalg.matrix_norm(input, p, list(range(input.ndim)) if dims is None else dims,
+                              keepdim, dtype=dtype)
+
+
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """``torch.linalg.vector_norm``: the ``ord``-norm over ``dim`` (an int, a sequence, or
+    None; None and () mean all the entries), with PyTorch's checks in its order."""
+    if isinstance(ord, str) or ord is None:
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, "
+                        f"not {type(ord).__name__}")
+    if isinstance(ord, complex):
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of "
+                           "norm.")
+    dims = () if dim is None else (dim,) if isinstance(dim, int) else dim
+    if not isinstance(dims, (tuple, list)) or not builtins.all(isinstance(d, int) for d in dims):
+        raise TypeError(f"linalg_vector_norm(): argument 'dim' (position 3) must be tuple of "
+                        f"ints, not {type(dim).__name__}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {input.dtype.short_name}")
+    if input.numel() == 0 and (ord < 0 or ord == np.inf):
+        _check_empty_dims(input, ord, dims)
+    check_norm_dtype(dtype, input.dtype, "linalg.vector_norm")
+    reduced = _distinct_dims(dims, input.ndim) or tuple(range(input.ndim))
+    return LinalgVectorNormBackward0.apply(
+        input, ord=ord, dims=reduced, keepdim=keepdim, dtype=dtype and dtype.numpy,
+        as_given=None if dim is None else tuple(d % 2 ** 64 for d in dims))  # -1 as 2**64 - 1
+
+
+def _check_empty_dims(input, ord, dims):
+    """The largest |x|, or a negative order, has no value over no entries."""
+    order = ord if isinstance(ord, int) else f"{ord:g}"     # (as C++ prints a number)
+    if not dims:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {order} norm on an empty "
+                           f"tensor because the operation does not have an identity")
+    for d in dims:
+        if input.size(d) == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {order} norm on the "
+                               f"dimension {d}because this dimension is empty and the "
+                               f"operation does not have an identity")
+
+
+def _distinct_dims(dims, ndim):
+    """``dims`` as sorted positive dims; each may be named once."""
+    seen = []
+    for d in dims:
+        (positive,) = normalize_dims(d, builtins.max(ndim, 1))
+        if positive in seen:
+            raise RuntimeError(f"dim {positive} appears multiple times in the list of dims")
+        seen.append(positive)
+    return tuple(sorted(seen)) if ndim else ()
+
+
+def check_norm_dtype(dtype, input_dtype, name):
+    """A norm's ``dtype`` must be floating and hold the input's values without narrowing."""
+    if dtype is None:
+        return
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{dtype.short_name}")
+    if np.promote_types(input_dtype.numpy, dtype.numpy) != dtype.numpy:
+        raise RuntimeError(f"{name}: the dtype of the input ({input_dtype.short_name}) should "
+                           f"be convertible without narrowing to the specified dtype "
+                           f"({dtype.short_name})")
 
 
 def sum_to_size(input, *size):
@@ -771,15 +858,21 @@ class ValueSelectingReduction(Operation):
     element picked, zeros elsewhere (PyTorch's value_selecting_reduction_backward).
 
     Subclasses say, in ``pick``, which position of a slice (a 1-D array) PyTorch's CPU
-    kernel reports: among equal values that is not always the first one.
+    kernel reports: among equal values that is not always the first one. ``pick`` runs in
+    Python, one slice at a time; a subclass may answer the slices that leave no choice all
+    at once with numpy, in ``positions``, and leave -1 where ``pick`` must decide.
     """
     kept_names = ("indices",)
+
+    @staticmethod
+    def positions(slices, **options):
+        return np.full(slices.shape[:-1], -1, dtype=np.int64)     # pick decides everywhere
 
     def forward(self, a, dim, keepdim, **options):
         self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dim, keepdim
         slices = np.moveaxis(a.reshape(a.shape or (1,)), dim, -1)
-        indices = np.zeros(slices.shape[:-1], dtype=np.int64)
-        for place in np.ndindex(indices.shape):
+        indices = self.positions(slices, **options)
+        for place in map(tuple, np.argwhere(indices < 0)):
             indices[place] = self.pick(slices[place], **options)
         values = np.take_along_axis(slices, indices[..., None], axis=-1)[..., 0]
         if keepdim and a.ndim:
@@ -822,10 +915,33 @@ class NanmedianBackward1(ValueSelectingReduction):
         return np.argsort(values, kind="stable")[(count - 1) // 2]
 
 
+def _has_nan(slices):
+    if slices.dtype.kind != "f":
+        return np.zeros(slices.shape[:-1], dtype=bool)
+    return np.isnan(slices).any(-1)
+
+
 class ModeBackward0(ValueSelectingReduction):
     """The most frequent value along ``dim`` (the smallest of equally frequent ones).
     PyTorch sorts (value, position) pairs by value with std::sort, which is not stable,
-    and reports the position that ends the value's run: we sort the same way."""
+    and reports the position that ends the value's run: ``pick`` sorts the same way."""
+
+    @staticmethod
+    def positions(slices):
+        """Without NaN: if no value repeats, the mode is the smallest, where it is; up to 16
+        values std::sort only sorts by insertion, which keeps equal values in their order,
+        so the mode's run ends at its last position."""
+        size = slices.shape[-1]
+        if size <= 16:
+            counts = (slices[..., :, None] == slices[..., None, :]).sum(-1)
+            most = counts == counts.max(-1, keepdims=True)
+            mode = np.where(most, slices, slices.max(-1, keepdims=True)).min(-1, keepdims=True)
+            found = size - 1 - np.argmax((slices == mode)[..., ::-1], axis=-1)
+        else:
+            ordered = np.sort(slices, axis=-1)
+            distinct = (ordered[..., 1:] != ordered[..., :-1]).all(-1)
+            found = np.where(distinct, np.argmin(slices, axis=-1), -1)
+        return np.where(_has_nan(slices), -1, found).astype(np.int64)
 
     @staticmethod
     def pick(values):
@@ -846,6 +962,16 @@ class ModeBackward0(ValueSelectingReduction):
 class KthvalueBackward0(ValueSelectingReduction):
     """The k-th smallest value along ``dim`` (NaN counts as the largest), found with
     PyTorch's own quickselect, whose swaps decide which of equal values is reported."""
+
+    @staticmethod
+    def positions(slices, k):
+        """Where the k-th smallest value occurs once in its slice, it is the answer (numpy
+        also puts NaN last)."""
+        kth = np.partition(slices, k - 1, axis=-1)[..., k - 1:k]
+        equal = slices == kth
+        if slices.dtype.kind == "f":
+            equal |= np.isnan(slices) & np.isnan(kth)
+        return np.where(equal.sum(-1) == 1, np.argmax(equal, axis=-1), -1).astype(np.int64)
 
     @staticmethod
     def pick(values, k):
@@ -894,7 +1020,8 @@ class NansumBackward0(Operation):
     def forward(self, a, dims, keepdim, dtype=None):
         self.save("self")
         self._saved_dim, self._saved_keepdim = dims, keepdim
-        return np.asarray(np.nansum(a, axis=dims, keepdims=keepdim, dtype=_sum_dtype(a, dtype)))
+        return np.asarray(quiet_numpy.run(np.nansum, a, axis=dims, keepdims=keepdim,
+                                          dtype=_sum_dtype(a, dtype)))
 
     def backward(self, grad):
         x, dims = self._saved_self, self._saved_dim
