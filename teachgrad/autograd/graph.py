@@ -14,7 +14,7 @@ import weakref
 from collections import OrderedDict
 from types import MappingProxyType
 
-from teachgrad.autograd import anomaly, grad_mode
+from teachgrad.autograd import anomaly
 
 _sequence_numbers = itertools.count()
 

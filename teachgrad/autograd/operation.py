@@ -15,8 +15,6 @@ its history.
 """
 from types import MappingProxyType
 
-import numpy as np
-
 from teachgrad import dtypes
 from teachgrad.autograd import grad_mode
 from teachgrad.autograd.graph import Node, SavedTensor, freed_records, shared
