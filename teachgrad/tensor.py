@@ -12,7 +12,7 @@ import weakref
 import numpy as np
 
 from teachgrad import dtypes, printing
-from teachgrad.autograd import grad_mode, views
+from teachgrad.autograd import engine, grad_mode, views
 from teachgrad.autograd.graph import AccumulateGrad, HookDict, add_hook
 
 
@@ -441,8 +441,7 @@ class Tensor:
         elif building_graph:
             self._grad = self._grad + grad
         else:       # in place, even into a .grad with a graph of its own (as in PyTorch)
-            self._grad._data += grad._data
-            self._grad._version_counter.bump()
+            engine.add_into(self._grad, grad)
 
     def _add_retained_grad(self, grad):
         """A non-leaf's gradient into its ``.grad`` (for retain_grad and backward(inputs=...))."""

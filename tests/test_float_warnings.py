@@ -4,8 +4,7 @@ RuntimeWarnings ("invalid value encountered in multiply"...) must not reach the 
 forward or in the backward formulas. Also the gradients torch keeps finite or zero where a
 plain ``grad * mask`` would make nan (relu, clamp, maximum, atan2 at the origin, pow).
 
-Known gaps, left out below (outside pointwise / linalg / the sums): the engine adds two
-gradients of one tensor with numpy (``inf + -inf`` there warns); max / min / amax / trace /
+Known gaps, left out below (outside pointwise / linalg / the sums): max / min / amax / trace /
 prod / cumprod backward multiply by masks (nan for an infinite gradient, where torch gives
 0); the softmax gradients and cumprod's gradient with zeros warn; norm, mse_loss, gelu and
 silu warn on overflow."""
@@ -176,6 +175,20 @@ def test_a_linear_layer_with_an_infinite_input():
         out = layer(tg.tensor([[INF, 1.0, 2.0], [1.0, -INF, 0.0]]))
         out.sum().backward()
         return {"out": out, "weight_grad": layer.weight.grad, "bias_grad": layer.bias.grad}
+    run_quietly(prog)
+
+
+def test_opposite_infinite_gradients_of_one_leaf_add_up_to_nan():
+    """The engine's input buffer and ``.grad`` add gradients in place: inf + -inf is nan
+    there too, without a warning, and the sum counts as a change of the gradient."""
+    def prog(tg):
+        x = tg.tensor([1.0, 2.0], requires_grad=True)
+        (x * INF + x * -INF).sum().backward()          # two gradients meet in the buffer
+        in_buffer = (x.grad.clone(), x.grad._version)
+        x.grad = None
+        (x * INF).sum().backward()
+        (x * -INF).sum().backward()                     # the second one is added into .grad
+        return {"in_buffer": in_buffer, "into_grad": (x.grad, x.grad._version)}
     run_quietly(prog)
 
 

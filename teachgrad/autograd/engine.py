@@ -14,8 +14,11 @@ graph 100,000 nodes deep is fine.
 import heapq
 import sys
 
+import numpy as np
+
 from teachgrad.autograd import anomaly, grad_mode
 from teachgrad.autograd.graph import AccumulateGrad
+from teachgrad.ieee import quiet_numpy
 
 
 class GraphTask:
@@ -149,11 +152,17 @@ def move_to_buffer(buffers, node, input_nr, grads, i):
     elif grad_mode.is_grad_enabled():
         slots[input_nr] = slots[input_nr] + grads[i]
     elif held_only_here(slots, input_nr):
-        slots[input_nr]._data += grads[i]._data
-        slots[input_nr]._version_counter.bump()
+        add_into(slots[input_nr], grads[i])
     else:
         slots[input_nr] = slots[input_nr] + grads[i]
     grads[i] = None
+
+
+def add_into(total, grad):
+    """``total += grad`` in place, counted as a change of ``total`` (inf + -inf is nan,
+    without numpy's warning)."""
+    quiet_numpy.run(np.add, total._data, grad._data, out=total._data)
+    total._version_counter.bump()
 
 
 def held_only_here(tensors, i):

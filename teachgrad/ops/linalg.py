@@ -11,10 +11,11 @@ import numpy as np
 
 from teachgrad import dtypes
 from teachgrad.autograd.operation import Operation
+from teachgrad.ieee import quiet_numpy
 from teachgrad.ops.distances import cdist, dist  # noqa: F401  (re-exported, see above)
 from teachgrad.ops.einsum import einsum  # noqa: F401
 from teachgrad.ops.lu import det, inverse, linalg_slogdet, logdet, slogdet, solve  # noqa: F401
-from teachgrad.ops.pointwise import quiet_numpy, times_number
+from teachgrad.ops.pointwise import times_number
 from teachgrad.ops.shape import SqueezeBackward4, UnsafeViewBackward0, _check_dim
 from teachgrad.tensor import Tensor
 

@@ -5,48 +5,14 @@ numpy arrays; ``backward`` returns one gradient per tensor input, written with
 teachgrad operations. A gradient may have the broadcast shape: the engine sums
 it back to the input's shape (see ``engine.validate_outputs``).
 """
-import contextvars
 import math
-import threading
 
 import numpy as np
 
 from teachgrad import dtypes
 from teachgrad.autograd.operation import Operation
+from teachgrad.ieee import quiet, quiet_numpy
 from teachgrad.tensor import Tensor
-
-
-# PyTorch computes inf and nan without a word: numpy's warnings for them are switched off
-# around the operations that produce them (overflowing exp, x / 0, 0 ** -1, (-1) ** 0.5,
-# inf * 0, inf - inf, sin(inf)...). ``with quiet():`` does it for a block of numpy code;
-# ``quiet_numpy.run(np.multiply, a, b)`` for one call, at a fraction of the cost: the ops
-# of every training step (+, *, @, sum) use it.
-def quiet():
-    return np.errstate(over="ignore", divide="ignore", invalid="ignore")
-
-
-class QuietNumpy(threading.local):
-    """``quiet_numpy.run(function, *args, **kwargs)`` calls ``function`` without numpy's
-    warnings. numpy 2 keeps its error state in a context variable: ``run`` calls in a copy
-    of the context (one per thread) where the warnings are off, which costs about as much
-    as a function call; entering ``np.errstate`` costs a microsecond or two, too much for
-    the ``a * b`` of every training step."""
-
-    def __init__(self):
-        if int(np.__version__.split(".")[0]) < 2:    # numpy 1: an error state per thread
-            self.run = _run_in_quiet_errstate
-            return
-        context = contextvars.copy_context()
-        context.run(np.seterr, over="ignore", divide="ignore", invalid="ignore")
-        self.run = context.run
-
-
-def _run_in_quiet_errstate(function, *args, **kwargs):
-    with quiet():
-        return function(*args, **kwargs)
-
-
-quiet_numpy = QuietNumpy()
 
 
 def as_tensor_like(value, like):

@@ -11,8 +11,8 @@ from teachgrad import dtypes
 from teachgrad.autograd import grad_mode
 from teachgrad.autograd.engine import is_expandable_to
 from teachgrad.autograd.operation import Operation
+from teachgrad.ieee import quiet, quiet_numpy
 from teachgrad.ops import cpp_orders
-from teachgrad.ops.pointwise import quiet, quiet_numpy
 from teachgrad.ops.shape import _check_dim
 from teachgrad.tensor import Tensor
 
