@@ -203,3 +203,15 @@ def test_numpy_outside_teachgrad_still_warns():
         warnings.simplefilter("always")
         np.array([INF]) * 0
     assert [w.category for w in caught] == [RuntimeWarning]
+
+
+def test_a_blocked_gradient_is_a_positive_zero():
+    """relu passes the gradient where its output is above 0 and gives +0.0 elsewhere, bit for
+    bit as torch (inf, nan and -0.0 pass; a negative gradient does not leave -0.0 behind)."""
+    import numpy as np
+
+    def prog(tg):
+        x, g = pairs(tg)
+        grad = tg.autograd.grad(x.relu(), x, g)[0]
+        return {"grad": grad, "sign_bits": np.signbit(grad.detach().numpy()).tolist()}
+    run_quietly(prog)

@@ -473,13 +473,25 @@ class ReluBackward0(Operation):
         return ThresholdBackwardBackward0.apply(grad, self._saved_result, threshold=0)
 
 
+def where_or_zero(mask, values):
+    """``np.where(mask, values, 0)`` for a float array, about twice as fast.
+
+    numpy's ``where`` branches on every element, which is slow when the mask has no
+    pattern (relu's mask of a layer's outputs). A bitwise and with the mask widened to
+    all-ones or all-zeros words picks each value bit for bit (inf, nan and -0.0 too) or
+    gives +0.0, as ``where`` does; ``values * mask`` would not (inf * 0 is nan, -1 * 0 is -0.0).
+    """
+    words = values.view(f"i{values.itemsize}")
+    return np.bitwise_and(words, np.negative(mask, dtype=words.dtype)).view(values.dtype)
+
+
 class ThresholdBackwardBackward0(Operation):
     """relu's gradient: ``grad`` where the output was above the threshold, else 0."""
     input_names = ("grad_output", "self")
 
     def forward(self, grad, output, threshold):
         self._mask = ~(output <= threshold)     # (a nan output passes the gradient too)
-        return np.where(self._mask, grad, grad.dtype.type(0))
+        return where_or_zero(self._mask, grad)
 
     def backward(self, grad):
         grad_grad_output = grad * Tensor._make(self._mask) if self.needs_input_grad[0] else None
