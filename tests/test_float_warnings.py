@@ -215,3 +215,32 @@ def test_a_blocked_gradient_is_a_positive_zero():
         grad = tg.autograd.grad(x.relu(), x, g)[0]
         return {"grad": grad, "sign_bits": np.signbit(grad.detach().numpy()).tolist()}
     run_quietly(prog)
+
+
+TIES = {
+    "relu": lambda tg, x, b: x.relu(),
+    "relu_": lambda tg, x, b: x.clone().relu_(),
+    "clamp_min_number": lambda tg, x, b: x.clamp(min=b),
+    "clamp_max_number": lambda tg, x, b: x.clamp(max=b),
+    "clamp_both_numbers": lambda tg, x, b: x.clamp(b, b),
+    "clamp_min_method": lambda tg, x, b: x.clamp_min(b),
+    "clamp_max_method": lambda tg, x, b: x.clamp_max(b),
+    "clamp_min_tensor": lambda tg, x, b: x.clamp(min=tg.full_like(x, b)),
+    "clamp_max_tensor": lambda tg, x, b: x.clamp(max=tg.full_like(x, b)),
+    "clamp_both_tensors": lambda tg, x, b: x.clamp(tg.full_like(x, b), tg.full_like(x, b)),
+    "maximum": lambda tg, x, b: tg.maximum(x, tg.full_like(x, b)),
+    "minimum": lambda tg, x, b: tg.minimum(x, tg.full_like(x, b)),
+}
+
+
+@pytest.mark.parametrize("bound", [0.0, -0.0])
+@pytest.mark.parametrize("op", sorted(TIES))
+def test_a_tie_with_the_bound_keeps_the_input(op, bound):
+    """-0.0 and 0.0 are equal: where the input ties with the bound, torch keeps the input's
+    own zero (relu(-0.0) is -0.0), whichever zero the bound is."""
+    import numpy as np
+
+    def prog(tg):
+        out = TIES[op](tg, tg.tensor([-0.0, 0.0, -1.0, 2.0]), bound)
+        return {"out": out, "sign_bits": np.signbit(out.numpy()).tolist()}
+    run_quietly(prog)

@@ -467,7 +467,7 @@ class SignBackward0(Operation):
 class ReluBackward0(Operation):
     def forward(self, a):
         self.save("result")
-        return np.maximum(a, a.dtype.type(0))     # a zero of a's own dtype: no conversion
+        return np.maximum(a.dtype.type(0), a)     # (a zero of a's dtype; for the order see _clip)
 
     def backward(self, grad):
         return ThresholdBackwardBackward0.apply(grad, self._saved_result, threshold=0)
@@ -499,11 +499,21 @@ class ThresholdBackwardBackward0(Operation):
         return grad_grad_output, grad_self
 
 
+def _clip(a, low, high):
+    """``a`` raised to ``low`` and lowered to ``high`` (either may be None), PyTorch's way:
+    where ``a`` ties with a bound it keeps its own value, so ``relu(-0.0)`` is -0.0.
+    numpy's maximum and minimum return their second argument on a tie (and np.clip the
+    bound), hence the bound comes first."""
+    if low is not None:
+        a = np.maximum(low, a)
+    return a if high is None else np.minimum(high, a)
+
+
 class ClampBackward1(Operation):
     def forward(self, a, min=None, max=None):
         self.save("self")
         self._saved_min, self._saved_max = min, max
-        return np.clip(a, min, max)
+        return _clip(a, min, max)
 
     def backward(self, grad):
         x = self._saved_self
@@ -527,8 +537,7 @@ class ClampBackward0(Operation):
             self.save("min")
         if has_max:
             self.save("max")
-        out = np.maximum(a, low) if has_min else a
-        return np.minimum(out, high) if has_max else out
+        return _clip(a, low if has_min else None, high if has_max else None)
 
     def backward(self, grad):
         """PyTorch's clamp_backward and clamp_backward_min_max: ``x`` gets the gradient where
@@ -549,7 +558,7 @@ class ClampMinBackward0(Operation):
     def forward(self, a, min):
         self.save("self")
         self._saved_min = min
-        return np.maximum(a, np.asarray(min, dtype=a.dtype))
+        return _clip(a, np.asarray(min, dtype=a.dtype), None)
 
     def backward(self, grad):
         return where(self._saved_self >= self._saved_min, grad, 0.0)
@@ -561,7 +570,7 @@ class ClampMaxBackward0(Operation):
     def forward(self, a, max):
         self.save("self")
         self._saved_max = max
-        return np.minimum(a, np.asarray(max, dtype=a.dtype))
+        return _clip(a, None, np.asarray(max, dtype=a.dtype))
 
     def backward(self, grad):
         return where(self._saved_self <= self._saved_max, grad, 0.0)
@@ -574,7 +583,7 @@ class ClampMinBackward1(Operation):
     def forward(self, a, low):
         self.save("self")
         self.save("min")
-        return np.maximum(a, low)
+        return _clip(a, low, None)
 
     def backward(self, grad):
         x, low = self._saved_self, self._saved_min
@@ -588,7 +597,7 @@ class ClampMaxBackward1(Operation):
     def forward(self, a, high):
         self.save("self")
         self.save("max")
-        return np.minimum(a, high)
+        return _clip(a, None, high)
 
     def backward(self, grad):
         x, high = self._saved_self, self._saved_max
@@ -692,7 +701,7 @@ class MaximumBackward0(Operation):
     def forward(self, a, b):
         self.save("self")
         self.save("other")
-        return self.pick(a, b)
+        return self.pick(b, a)      # (a tie gives a: see _clip)
 
     def backward(self, grad):
         a, b = self._saved_self, self._saved_other
