@@ -184,7 +184,8 @@ class Module:
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
         if "." in name:
-            raise KeyError(f'{kind} name can\'t contain "."')
+            got = f", got: {name}" if kind == "module" else ""     # (PyTorch names it for modules)
+            raise KeyError(f'{kind} name can\'t contain "."{got}')
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
         if hasattr(self, name) and name not in registry:

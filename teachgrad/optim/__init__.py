@@ -1,7 +1,10 @@
 """teachgrad.optim: optimisers that move parameters along their gradients, as ``torch.optim``."""
 from teachgrad.optim import lr_scheduler
+from teachgrad.optim.adadelta import Adadelta
+from teachgrad.optim.adagrad import Adagrad
 from teachgrad.optim.adam import Adam, AdamW
 from teachgrad.optim.optimizer import Optimizer
+from teachgrad.optim.rmsprop import RMSprop
 from teachgrad.optim.sgd import SGD
 
-__all__ = ["Adam", "AdamW", "Optimizer", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]

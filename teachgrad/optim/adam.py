@@ -11,22 +11,18 @@ weights directly, p *= 1 - lr * weight_decay ("decoupled" weight decay).
 import numpy as np
 
 from teachgrad import creation
-from teachgrad.optim.optimizer import Optimizer, implementation_options
+from teachgrad.optim.optimizer import Optimizer, implementation_options, refuse_negative
 
 
 class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        refuse_negative(lr=lr, eps=eps)
         for i, beta in enumerate(betas):
             if not 0.0 <= beta < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        refuse_negative(weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, maximize=maximize,
                                       **implementation_options(foreach, fused,

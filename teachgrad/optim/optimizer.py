@@ -139,6 +139,17 @@ def _copy_state(value, param, key):
     return Tensor._make(array)
 
 
+_OPTION_NAMES = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def refuse_negative(**options):
+    """PyTorch's ValueError for the first option (in the order given) that is below 0:
+    "Invalid learning rate: -1", "Invalid momentum value: -0.5"..."""
+    for name, value in options.items():
+        if value < 0.0:
+            raise ValueError(f"Invalid {_OPTION_NAMES.get(name, name + ' value')}: {value}")
+
+
 def implementation_options(foreach, fused, **more):
     """PyTorch's ``foreach`` and ``fused`` pick one of several kernels that make the same
     update (``capturable`` and ``differentiable`` are about CUDA graphs and autograd through

@@ -1,5 +1,5 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov and weight decay."""
-from teachgrad.optim.optimizer import Optimizer, implementation_options
+from teachgrad.optim.optimizer import Optimizer, implementation_options, refuse_negative
 from teachgrad.tensor import Tensor
 
 
@@ -9,12 +9,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        refuse_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
