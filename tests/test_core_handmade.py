@@ -475,3 +475,22 @@ def test_an_operation_keeps_only_the_arrays_it_declares():
     assert x.grad.tolist() == [0.5, 0.5]
     with pytest.raises(TypeError, match="kept_names must list 'factor'"):
         Forgetful.apply(x)
+
+
+def test_every_node_class_keeps_its_name_method():
+    """``grad_fn.name()`` works for every kind of node: no class may shadow the method
+    with a plain attribute of the same name (a max node once did, with ``name = "max"``)."""
+    import teachgrad
+    from teachgrad.autograd.graph import Node
+
+    teachgrad.nn.functional          # (import every module that defines nodes)
+    classes, pending = [], [Node]
+    while pending:
+        cls = pending.pop()
+        classes.append(cls)
+        pending.extend(cls.__subclasses__())
+    assert len(classes) > 200
+    shadowed = [cls.__name__ for cls in classes if not callable(getattr(cls, "name"))]
+    assert shadowed == []
+    node = teachgrad.tensor([1.0, 2.0], requires_grad=True).max().grad_fn
+    assert node.name() == "MaxBackward1"

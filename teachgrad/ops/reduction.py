@@ -4,6 +4,8 @@ A reduction's backward spreads the gradient back over the reduced dimensions
 (``expand``), so its shape matches the input again.
 """
 import builtins
+import math
+import warnings
 
 import numpy as np
 
@@ -13,7 +15,7 @@ from teachgrad.autograd.engine import is_expandable_to
 from teachgrad.autograd.operation import Operation
 from teachgrad.ieee import quiet, quiet_numpy
 from teachgrad.ops import cpp_orders
-from teachgrad.ops.shape import _check_dim
+from teachgrad.ops.shape import GivenDim, _check_dim, cat, shown_dims
 from teachgrad.tensor import Tensor
 
 
@@ -28,8 +30,10 @@ def normalize_dims(dim, ndim):
         if not -rank <= d < rank:
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-rank}, {rank - 1}], but got {d})")
+        if d % rank in result:
+            raise RuntimeError(f"dim {d % rank} appears multiple times in the list of dims")
         result.append(d % rank)
-    return tuple(sorted(set(result))) if ndim else ()
+    return tuple(sorted(result)) if ndim else ()
 
 
 def restore_reduced_dims(grad, dims, keepdim):
@@ -55,14 +59,16 @@ class SumBackward0(Operation):
 
 class SumBackward1(Operation):
     """Sum over some dimensions."""
+    _saved_dim = GivenDim(many=True)
 
-    def forward(self, a, dims, keepdim, dtype=None):
-        self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
-        return np.asarray(quiet_numpy.run(np.sum, a, axis=dims, keepdims=keepdim,
-                                          dtype=_sum_dtype(a, dtype)))
+    def forward(self, a, dim, keepdim, dtype=None):
+        self._given_dim, self._dims = dim, normalize_dims(dim, a.ndim)
+        self._saved_self_sym_sizes, self._saved_keepdim = a.shape, keepdim
+        return np.asarray(quiet_numpy.run(np.sum, a, axis=self._dims, keepdims=keepdim,
+                                          dtype=_sum_dtype(a, dtype)), order="C")  # as torch's
 
     def backward(self, grad):
-        grad = restore_reduced_dims(grad, self._saved_dim, self._saved_keepdim)
+        grad = restore_reduced_dims(grad, self._dims, self._saved_keepdim)
         return grad.expand(self._saved_self_sym_sizes)
 
 
@@ -85,16 +91,19 @@ class MeanBackward0(Operation):
 
 class MeanBackward1(Operation):
     promote = "float"
+    _saved_dim = GivenDim(many=True)
 
-    def forward(self, a, dims, keepdim):
-        self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dims, keepdim
+    def forward(self, a, dim, keepdim):
+        self._given_dim, self._dims = dim, normalize_dims(dim, a.ndim)
+        dims = self._dims
+        self._saved_self_sym_sizes, self._saved_keepdim = a.shape, keepdim
         self._saved_self_sym_numel = a.size
         self._count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
         mean = quiet_numpy.run(np.mean, a, axis=dims, keepdims=keepdim, dtype=a.dtype)
         return np.asarray(mean, dtype=a.dtype)
 
     def backward(self, grad):
-        grad = restore_reduced_dims(grad, self._saved_dim, self._saved_keepdim)
+        grad = restore_reduced_dims(grad, self._dims, self._saved_keepdim)
         return grad.expand(self._saved_self_sym_sizes) / self._count
 
 
@@ -106,39 +115,61 @@ class VarBackward0(Operation):
     def forward(self, a, dims, correction, keepdim, as_given):
         self.save("self")
         self.keep_spread(dims, correction, keepdim, as_given)
-        variance = quiet_numpy.run(np.var, a, axis=dims, ddof=correction, keepdims=keepdim)
-        return np.asarray(variance, dtype=a.dtype)
+        return self.spread(a, root=False)
 
     def keep_spread(self, dims, correction, keepdim, as_given):
         self._dims, self._correction, self._saved_keepdim = dims, correction, keepdim
         self._saved_dim, self._saved_correction = as_given
+
+    def spread(self, a, root):
+        """The variance (or its square ``root``) in double, as PyTorch's CPU kernels compute
+        it, so that the squares of large float32 values do not overflow on the way (nor
+        tiny ones underflow). For a single result the mean is taken first in the input's
+        dtype, as ``x.mean()`` would (std_var_all_cpu; not for half precision); for
+        several, in double too (Welford's updates)."""
+        dims = self._dims
+        count = int(np.prod([a.shape[d] for d in dims]))
+        values = a.astype(np.float64)
+        with quiet():                   # inf - inf, overflow, 0 / 0 without degrees of freedom
+            if a.size == 0:
+                mean = 0.0
+            elif a.size == count and a.dtype != np.float16:
+                mean = np.float64(np.mean(a, dtype=a.dtype))
+            else:
+                mean = values.mean(axis=dims, keepdims=True)
+            deviations = values - mean
+            squares = np.sum(deviations * deviations, axis=dims, keepdims=self._saved_keepdim)
+            variance = squares / builtins.max(0, count - self._correction)
+            return np.asarray(np.sqrt(variance) if root else variance).astype(a.dtype)
 
     def backward(self, grad):
         return _variance_gradient(self, grad)
 
 
 class StdBackward0(VarBackward0):
-    """The standard deviation: the square root of the variance."""
+    """The standard deviation: the square root of the variance (taken in double too)."""
 
     def forward(self, a, dims, correction, keepdim, as_given):
         self.save("self")
         self.save("result")
         self.keep_spread(dims, correction, keepdim, as_given)
-        deviation = quiet_numpy.run(np.std, a, axis=dims, ddof=correction, keepdims=keepdim)
-        return np.asarray(deviation, dtype=a.dtype)
+        return self.spread(a, root=True)
 
     def backward(self, grad):
-        # d sqrt(v) = dv / (2 sqrt(v)): the variance's gradient, of grad / (2 std)
-        return _variance_gradient(self, grad / (self._saved_result * 2))
+        """d sqrt(v) = dv / (2 sqrt(v)): the variance's gradient, of grad / (2 std); where
+        the std is 0 (a constant slice), of 0, as in PyTorch's std_backward."""
+        std = self._saved_result
+        return _variance_gradient(self, (grad / (std * 2)).masked_fill(std == 0, 0))
 
 
 def _variance_gradient(node, grad):
     """d var / d x = 2 (x - mean) / (N - correction), for each x (in PyTorch's order of
-    operations, so that rounding and graph nodes agree)."""
+    operations, so that rounding and graph nodes agree; 2 / 0 is inf, as in C++)."""
     x, dims = node._saved_self, node._dims
     count = int(np.prod([x.shape[d] for d in dims]))
     grad = restore_reduced_dims(grad, dims, node._saved_keepdim)
-    return grad * (2 / (count - node._correction)) * (x - x.mean(dims, keepdim=True))
+    scale = 2 / (count - node._correction) if count != node._correction else math.inf
+    return grad * scale * (x - x.mean(dims, keepdim=True))
 
 
 class ProdBackward0(Operation):
@@ -151,45 +182,51 @@ class ProdBackward0(Operation):
         return np.asarray(product)
 
     def backward(self, grad):
-        return _product_gradient(grad, self._saved_self, self._saved_result, None)
+        """PyTorch's prod_backward: result / x_i where no factor is 0; with two 0s or more
+        (outside create_graph), nothing at all; with one 0, the safe formula, flattened."""
+        x = self._saved_self
+        if x.ndim == 0:
+            return grad
+        if not (x._data == 0).any():
+            return grad * (self._saved_result / x)
+        if not grad_mode.is_grad_enabled() and np.count_nonzero(x._data == 0) > 1:
+            return x.new_zeros(x.shape)
+        return _product_of_the_others(grad, x.contiguous().view(-1), 0).view_as(x)
 
 
 class ProdBackward1(Operation):
     """The product along one dimension."""
+    _saved_dim = GivenDim(many=False)
 
-    def forward(self, a, dim, keepdim):
+    def forward(self, a, dim, keepdim, given):
         self.save("self")
         self.save("result")
-        self._saved_dim, self._saved_keepdim = dim, keepdim
+        self._dim, self._given_dim, self._saved_keepdim = dim, given, keepdim
         return np.asarray(quiet_numpy.run(np.prod, a, axis=dim, keepdims=keepdim,
                                           dtype=_sum_dtype(a, None)))
 
     def backward(self, grad):
-        dims, keepdim = (self._saved_dim,), self._saved_keepdim
-        return _product_gradient(restore_reduced_dims(grad, dims, keepdim), self._saved_self,
-                                 restore_reduced_dims(self._saved_result, dims, keepdim),
-                                 self._saved_dim)
+        """result / x_i where no factor is 0 (in the whole tensor), else the safe formula."""
+        x, dims, keepdim = self._saved_self, (self._dim,), self._saved_keepdim
+        if x.ndim == 0:
+            return grad
+        grad = restore_reduced_dims(grad, dims, keepdim)
+        if not (x._data == 0).any():
+            return grad * (restore_reduced_dims(self._saved_result, dims, keepdim) / x)
+        return _product_of_the_others(grad, x, self._dim)
 
 
-def _product_gradient(grad, x, result, dim):
-    """d prod / d x_i is the product of the other factors. With no factor 0 that is
-    result / x_i (PyTorch's formula then). A group with one 0 sends grad * (the product of
-    its other factors) to that 0 and nothing elsewhere; a group with two 0s, nothing."""
-    if not (x._data == 0).any():
-        return grad * (result / x)
-    if grad_mode.is_grad_enabled():
-        # the formula below is right, but its graph is not: the zeros it writes would not
-        # depend on the 0 factor, so second derivatives through it would be wrong
-        raise NotImplementedError("teachgrad: the gradient of prod through a factor equal to "
-                                  "0 cannot be differentiated again (create_graph=True)")
-    from teachgrad.ops.pointwise import where
-    zero = x == 0
-    nonzero = x.masked_fill(zero, 1.0)
-    zeros_in_group = zero.sum() if dim is None else zero.sum(dim, keepdim=True)
-    others = nonzero.prod() if dim is None else nonzero.prod(dim, keepdim=True)
-    lone_zero = zero & (zeros_in_group == 1)
-    return where(zeros_in_group == 0, grad * (result / nonzero),
-                 where(lone_zero, grad * others, 0.0))
+def _product_of_the_others(grad, x, dim):
+    """PyTorch's prod_safe_zeros_backward: d prod / d x_i is the product of the other
+    factors, found without dividing by x_i (which may be 0) as the product of the factors
+    before x_i (a running product, shifted by one) times the product of those after it
+    (the same, from the end). Written with teachgrad ops, so it differentiates again."""
+    from teachgrad import creation
+    size = x.shape[dim]
+    ones = creation.ones([1 if d == dim else n for d, n in enumerate(x.shape)], dtype=grad.dtype)
+    before = cat([ones, x.narrow(dim, 0, size - 1)], dim).cumprod(dim)
+    after = cat([ones, x.narrow(dim, 1, size - 1).flip(dim)], dim).cumprod(dim).flip(dim)
+    return grad * (before * after)
 
 
 class TraceBackward0(Operation):
@@ -202,40 +239,45 @@ class TraceBackward0(Operation):
         return np.asarray(np.trace(a, dtype=_sum_dtype(a, None)))
 
     def backward(self, grad):
+        """``grad`` written on the diagonal of zeros (PyTorch uses index_fill_), so that
+        an inf or NaN gradient leaves the other places 0."""
         from teachgrad import creation
         rows, columns = self._saved_self_sym_sizes
-        diagonal = creation.eye(rows, columns, dtype=grad.dtype).reshape(-1)
-        return (diagonal * grad).view(rows, columns)
+        diagonal = Tensor._make(np.eye(rows, columns, dtype=bool).reshape(-1))
+        zeros = creation.zeros(rows * columns, dtype=grad.dtype)
+        return zeros.masked_fill(diagonal, grad).view(rows, columns)
 
 
 class CumsumBackward0(Operation):
     """Running sums along ``dim``: each input reaches every later output, so its gradient
     is the running sum of the gradients taken from the end."""
+    _saved_dim = GivenDim(many=False)
 
-    def forward(self, a, dim, dtype=None):
-        self._saved_dim = dim
+    def forward(self, a, dim, given, dtype=None):
+        self._dim, self._given_dim = dim, given
         return quiet_numpy.run(np.cumsum, a.reshape(a.shape or (1,)), axis=dim,
                                dtype=_sum_dtype(a, dtype)).reshape(a.shape)
 
     def backward(self, grad):
-        dim = self._saved_dim
+        dim = self._dim
         return grad.flip(dim).cumsum(dim).flip(dim)
 
 
 class CumprodBackward0(Operation):
     """Running products along ``dim``. Without zeros, PyTorch's gradient is the reversed
     running sum of ``result * grad``, divided by the input; with zeros (where that would
-    divide by 0) each place's gradient is summed from the products that leave it out."""
+    divide by 0) it takes each slice up to its first 0, at it, and after it, apart."""
+    _saved_dim = GivenDim(many=False)
 
-    def forward(self, a, dim, dtype=None):
+    def forward(self, a, dim, given, dtype=None):
         self.save("self")
         self.save("result")
-        self._saved_dim = dim
+        self._dim, self._given_dim = dim, given
         return quiet_numpy.run(np.cumprod, a.reshape(a.shape or (1,)), axis=dim,
                                dtype=_sum_dtype(a, dtype)).reshape(a.shape)
 
     def backward(self, grad):
-        x, dim = self._saved_self, self._saved_dim
+        x, dim = self._saved_self, self._dim
         if x.ndim == 0 or x.shape[dim] <= 1:
             return grad
         if not (x._data == 0).any():
@@ -244,117 +286,133 @@ class CumprodBackward0(Operation):
             raise NotImplementedError("teachgrad: the gradient of cumprod through a factor "
                                       "equal to 0 cannot be differentiated again "
                                       "(create_graph=True)")
-        return Tensor._make(_cumprod_gradient_with_zeros(x._data, grad._data, dim))
+        return Tensor._make(_cumprod_gradient_with_zeros(x._data, grad._data,
+                                                         self._saved_result._data, dim))
 
 
-def _cumprod_gradient_with_zeros(x, grad, dim):
-    """d/dx_k of sum_j grad_j * prod_{i<=j} x_i is sum_{j>=k} grad_j * prod_{i<=j, i!=k} x_i:
-    the running products of x with x_k replaced by 1."""
-    x, grad = np.moveaxis(x, dim, -1), np.moveaxis(grad, dim, -1)
-    result = np.empty_like(x)
-    for k in range(x.shape[-1]):
-        without_k = x.copy()
-        without_k[..., k] = 1
-        result[..., k] = (grad * np.cumprod(without_k, axis=-1))[..., k:].sum(-1)
-    return np.moveaxis(result, -1, dim)
+def _cumprod_gradient_with_zeros(x, grad, output, dim):
+    """PyTorch's cumprod_backward for inputs with a 0, in numpy. In a slice whose first 0
+    is at z1 and second at z2 (or the end): before z1, the formula without zeros, over
+    the outputs before z1; at z1, prod(x[:z1]) * sum_{z1 <= j < z2} grad_j *
+    prod(x[z1+1:j+1]); after z1, 0 (every output there has the factor x_z1 = 0)."""
+    zeros_so_far = np.cumsum(x == 0, axis=dim)
+    before = zeros_so_far == 0
+    first_run = zeros_so_far == 1                       # from the first 0 to the second
+    z1 = np.argmax(first_run, axis=dim, keepdims=True)
+    at_z1 = np.zeros_like(first_run)
+    np.put_along_axis(at_z1, z1, True, axis=dim)
+    at_z1 &= first_run
+    with quiet():                                       # inf / inf, inf * 0: nan, as in PyTorch
+        weighted = np.where(before, output * grad, 0)
+        early = np.flip(np.cumsum(np.flip(weighted, dim), dim), dim) / x
+        running = np.cumprod(np.where(first_run & ~at_z1, x, 1), axis=dim)
+        total = np.sum(running * np.where(first_run, grad, 0), axis=dim, keepdims=True)
+        prefix = np.take_along_axis(output, np.maximum(z1 - 1, 0), axis=dim)
+        at_zero = total * np.where(z1 == 0, 1, prefix)
+        return np.where(at_z1, at_zero, np.where(before, early, 0))
 
 
 class MaxBackward1(Operation):
     """Max of all elements; ties share the gradient evenly, as in PyTorch."""
     pick = staticmethod(np.max)
+    op_name = "max"        # (for error messages)
 
     def forward(self, a):
         if a.size == 0:
-            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() "
-                               "== 0. Specify the reduction dim with the 'dim' argument.")
+            _check_reducible(self.op_name, a, ())
         self.save("self")
         self.save("result")
         return np.asarray(self.pick(a))
 
     def backward(self, grad):
-        winners = self._saved_self == self._saved_result
-        return grad * winners / winners.sum()
+        return evenly_distributed(grad, self._saved_self, self._saved_result)
 
 
 class MinBackward1(MaxBackward1):
     pick = staticmethod(np.min)
+    op_name = "min"
+
+
+def evenly_distributed(grad, x, result):
+    """PyTorch's evenly_distribute_backward: the elements equal to the result (the NaNs,
+    if it is NaN) share the gradient evenly; the others get 0, even for an inf gradient."""
+    chosen = x.isnan() if result.isnan().item() else x == result
+    return x.new_zeros(x.shape).masked_fill(chosen, grad / chosen.sum())
 
 
 class AmaxBackward0(Operation):
-    """amax over dims: ties share the gradient evenly."""
+    """amax over dims (none named: all of them): ties share the gradient evenly."""
     pick = staticmethod(np.max)
+    op_name = "amax"
+    _saved_dim = GivenDim(many=True)
 
-    def forward(self, a, dims, keepdim):
+    def forward(self, a, dim, keepdim):
         self.save("self")
         self.save("result")
-        self._saved_dim, self._saved_keepdim = dims, keepdim
-        return np.asarray(self.pick(a, axis=dims, keepdims=keepdim))
+        self._dims = normalize_dims(None if dim in ((), []) else dim, a.ndim)
+        if a.size == 0:
+            _check_reducible(self.op_name, a, dim)
+        self._given_dim, self._saved_keepdim = () if dim is None else dim, keepdim
+        return np.asarray(self.pick(a, axis=self._dims, keepdims=keepdim))
 
     def backward(self, grad):
-        dims, keepdim = self._saved_dim, self._saved_keepdim
+        """PyTorch's scale_grad_by_count: (grad / count) * mask, so an inf gradient gives
+        NaN (inf * 0) where the mask is 0, as in PyTorch."""
+        dims, keepdim = self._dims, self._saved_keepdim
         result = restore_reduced_dims(self._saved_result, dims, keepdim)
         winners = self._saved_self == result
-        return restore_reduced_dims(grad, dims, keepdim) * winners / winners.sum(dims, keepdim=True)
+        grad = restore_reduced_dims(grad, dims, keepdim)
+        return (grad / winners.sum(dims, keepdim=True)) * winners
 
 
 class AminBackward0(AmaxBackward0):
     pick = staticmethod(np.min)
+    op_name = "amin"
 
 
-class MaxBackward0(Operation):
-    """max over one dim: returns (values, indices); the gradient goes to the index taken."""
-    pick_index = staticmethod(np.argmax)
-
-    def forward(self, a, dim, keepdim):
-        if a.ndim == 0:
-            return a.copy(), np.asarray(0)
-        self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dim, keepdim
-        indices = self.pick_index(a, axis=dim, keepdims=True)
-        values = np.take_along_axis(a, indices, axis=dim)
-        self._indices = indices
-        if not keepdim:
-            values, indices = values.squeeze(dim), indices.squeeze(dim)
-        return values, indices.astype(np.int64)
-
-    def backward(self, grad, grad_indices=None):
-        from teachgrad import creation
-        positions = creation.arange(self._saved_self_sym_sizes[self._saved_dim]).reshape(
-            [-1 if d == self._saved_dim else 1 for d in range(len(self._saved_self_sym_sizes))])
-        taken = positions == Tensor._make(self._indices)
-        grad = restore_reduced_dims(grad, (self._saved_dim,), self._saved_keepdim)
-        return grad * taken
-
-
-class MinBackward0(MaxBackward0):
-    pick_index = staticmethod(np.argmin)
+def _check_reducible(name, a, dim):
+    """PyTorch's errors for a max or min over no element: of a whole empty tensor, or
+    along an empty dim (the first such one of ``dim``, as the call named it)."""
+    if dim is None or dim == () or dim == []:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                           f"input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           f"argument.")
+    for d in dim if isinstance(dim, (tuple, list)) else (dim,):
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 class SoftmaxBackward0(Operation):
+    """exp(x - max) / sum(exp(x - max)) along ``dim``: a row with inf (inf - inf) or
+    only -inf (-inf - -inf) gives NaN, as in PyTorch."""
     promote = "float"
+    _saved_dim = GivenDim(many=False)
 
-    def forward(self, a, dim):
+    def forward(self, a, dim, given):
         self.save("result")
-        self._saved_dim = dim
-        shifted = np.exp(a - a.max(axis=dim, keepdims=True))
+        self._dim, self._given_dim = dim, given
+        shifted = np.exp(quiet_numpy.run(np.subtract, a, a.max(axis=dim, keepdims=True)))
         return shifted / shifted.sum(axis=dim, keepdims=True)
 
     def backward(self, grad):
-        return SoftmaxBackwardDataBackward0.apply(grad, self._saved_result, dim=self._saved_dim)
+        return SoftmaxBackwardDataBackward0.apply(grad, self._saved_result, dim=self._dim,
+                                                  given=self._given_dim)
 
 
 class SoftmaxGradient(Operation):
     """The gradient of softmax or log_softmax as one op of the incoming gradient and the
     output, as in PyTorch: under create_graph it is one node, differentiable in turn."""
     input_names = ("grad_output", "output")
+    _saved_dim = GivenDim(many=False)
 
-    def forward(self, grad, output, dim):
+    def forward(self, grad, output, dim, given):
         self.save("grad_output")
         self.save("output")
-        self._saved_dim = dim
-        return self.gradient(grad, output, dim)
+        self._dim, self._given_dim = dim, given
+        return quiet_numpy.run(self.gradient, grad, output, dim)     # inf * 0, inf - inf
 
     def saved(self):
-        return self._saved_grad_output, self._saved_output, self._saved_dim
+        return self._saved_grad_output, self._saved_output, self._dim
 
 
 class SoftmaxBackwardDataBackward0(SoftmaxGradient):
@@ -374,16 +432,20 @@ class SoftmaxBackwardDataBackward0(SoftmaxGradient):
 
 
 class LogSoftmaxBackward0(Operation):
+    """x - max - log(sum(exp(x - max))) along ``dim`` (NaN for the rows where softmax is
+    NaN)."""
     promote = "float"
+    _saved_dim = GivenDim(many=False)
 
-    def forward(self, a, dim):
+    def forward(self, a, dim, given):
         self.save("result")
-        self._saved_dim = dim
-        shifted = a - a.max(axis=dim, keepdims=True)
+        self._dim, self._given_dim = dim, given
+        shifted = quiet_numpy.run(np.subtract, a, a.max(axis=dim, keepdims=True))
         return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
 
     def backward(self, grad):
-        return LogSoftmaxBackwardDataBackward0.apply(grad, self._saved_result, dim=self._saved_dim)
+        return LogSoftmaxBackwardDataBackward0.apply(grad, self._saved_result, dim=self._dim,
+                                                     given=self._given_dim)
 
 
 class LogSoftmaxBackwardDataBackward0(SoftmaxGradient):
@@ -403,11 +465,13 @@ class LogSoftmaxBackwardDataBackward0(SoftmaxGradient):
 
 class LogsumexpBackward0(Operation):
     promote = "float"
+    _saved_dim = GivenDim(many=True)
 
-    def forward(self, a, dims, keepdim):
+    def forward(self, a, dim, keepdim):
         self.save("self")
         self.save("result")
-        self._saved_dim, self._saved_keepdim = dims, keepdim
+        self._given_dim, self._saved_keepdim = dim, keepdim
+        self._dims = dims = normalize_dims(dim, a.ndim)
         top = a.max(axis=dims, keepdims=True)
         top = np.where(np.isfinite(top), top, 0)
         with quiet():
@@ -415,7 +479,7 @@ class LogsumexpBackward0(Operation):
         return result if keepdim else result.squeeze(dims)
 
     def backward(self, grad):
-        dims, keepdim = self._saved_dim, self._saved_keepdim
+        dims, keepdim = self._dims, self._saved_keepdim
         result = restore_reduced_dims(self._saved_result, dims, keepdim)
         return restore_reduced_dims(grad, dims, keepdim) * (self._saved_self - result).exp()
 
@@ -458,8 +522,7 @@ class LinalgVectorNormBackward0(Operation):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None or dim == () or dim == []:      # PyTorch: an empty dim list sums everything
         return SumBackward0.apply(input, dtype=dtype)
-    return SumBackward1.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim,
-                              dtype=dtype)
+    return SumBackward1.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -470,18 +533,18 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                            f"floating point or complex dtype. Got: {input.dtype.legacy_name[:-6]}")
     if dim is None or dim == () or dim == []:
         return MeanBackward0.apply(input)
-    return MeanBackward1.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim)
+    return MeanBackward1.apply(input, dim=dim, keepdim=keepdim)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _spread(VarBackward0, input, dim, unbiased, keepdim, correction)
+    return _spread(VarBackward0, "var", input, dim, unbiased, keepdim, correction)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _spread(StdBackward0, input, dim, unbiased, keepdim, correction)
+    return _spread(StdBackward0, "std", input, dim, unbiased, keepdim, correction)
 
 
-def _spread(operation, input, dim, unbiased, keepdim, correction):
+def _spread(operation, name, input, dim, unbiased, keepdim, correction):
     """var and std take ``(dim, unbiased, keepdim)``, ``(unbiased)`` or ``correction=``."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
@@ -490,9 +553,14 @@ def _spread(operation, input, dim, unbiased, keepdim, correction):
     if correction is None and (unbiased is not None or dim is not None):
         correction = 0 if unbiased is False else 1
     dims = normalize_dims(dim, input.ndim)
-    as_given = (None if dim is None else dims, correction)
-    return operation.apply(input, dims=dims, correction=1 if correction is None else correction,
-                           keepdim=keepdim, as_given=as_given)
+    as_given = (shown_dims(dim, many=True), correction)
+    correction = 1 if correction is None else correction
+    if np.prod([input.shape[d] for d in dims]) - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      f"less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    return operation.apply(input, dims=dims, correction=correction, keepdim=keepdim,
+                           as_given=as_given)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -501,17 +569,17 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return ProdBackward0.apply(input)
     return ProdBackward1.apply(input, dim=normalize_dims(dim, input.ndim)[0] if input.ndim else 0,
-                               keepdim=keepdim)
+                               keepdim=keepdim, given=dim)
 
 
 def cumprod(input, dim, *, dtype=None):
     return CumprodBackward0.apply(input, dim=normalize_dims(dim, builtins.max(input.ndim, 1))[0],
-                                  dtype=dtype)
+                                  given=dim, dtype=dtype)
 
 
 def cumsum(input, dim, *, dtype=None):
     return CumsumBackward0.apply(input, dim=normalize_dims(dim, builtins.max(input.ndim, 1))[0],
-                                 dtype=dtype)
+                                 given=dim, dtype=dtype)
 
 
 def _reduce_extreme(input, dim, keepdim, other, whole, by_dim, pairwise, name):
@@ -522,8 +590,8 @@ def _reduce_extreme(input, dim, keepdim, other, whole, by_dim, pairwise, name):
         return pairwise(input, other)
     if dim is None:
         return whole.apply(input)
-    dim = normalize_dims(dim, input.ndim)[0] if input.ndim else 0
-    values, indices = by_dim.apply(input, dim=dim, keepdim=keepdim)
+    values, indices = by_dim.apply(input, dim=_dim_to_reduce(name, input, dim), keepdim=keepdim,
+                                   given=dim)
     return MinMaxResult(values, indices, name)
 
 
@@ -563,15 +631,16 @@ class SelectedValues(Operation):
     """Values chosen along ``dim`` by sort or topk, and where they came from: each value's
     gradient goes back to its place (PyTorch's value_selecting_reduction_backward)."""
     kept_names = ("indices",)
+    _saved_dim = GivenDim(many=False)
 
     def finish(self, a, dim, indices):
-        self._saved_self_sym_sizes, self._saved_dim = a.shape, dim
+        self._saved_self_sym_sizes, self._dim = a.shape, dim
         self.keep("indices", indices)
         return np.take_along_axis(a, indices, axis=dim), indices
 
     def finish_number(self, a):
         """A 0-d input: the number itself, found at index 0."""
-        self._saved_self_sym_sizes, self._saved_dim = (), 0
+        self._saved_self_sym_sizes, self._dim = (), 0
         index = np.zeros((), dtype=np.int64)
         self.keep("indices", index)
         return a.copy(), index
@@ -580,12 +649,13 @@ class SelectedValues(Operation):
         from teachgrad.ops.indexing import into_zeros, scatter
         if not self._saved_self_sym_sizes:        # a 0-d input: its one number was picked
             return grad
-        return into_zeros(scatter, self._saved_self_sym_sizes, self._saved_dim,
+        return into_zeros(scatter, self._saved_self_sym_sizes, self._dim,
                           self._saved_indices, grad)
 
 
 class SortBackward0(SelectedValues):
-    def forward(self, a, dim, descending, stable):
+    def forward(self, a, dim, given, descending, stable):
+        self._given_dim = given
         if a.ndim == 0:
             return self.finish_number(a)
         slices = np.moveaxis(a, dim, -1)
@@ -597,7 +667,8 @@ class SortBackward0(SelectedValues):
 
 
 class TopkBackward0(SelectedValues):
-    def forward(self, a, k, dim, largest, sorted):
+    def forward(self, a, k, dim, given, largest, sorted):
+        self._given_dim = given
         if a.ndim == 0:             # (PyTorch gives the number itself, for k 0 or 1)
             return self.finish_number(a)
         slices = np.moveaxis(a, dim, -1)
@@ -635,9 +706,10 @@ class SortBackward1(SortBackward0):
 
 
 def sort(input, dim=-1, descending=False, stable=None):
-    dim = normalize_dims(dim, input.ndim)[0] if input.ndim else 0
+    given, dim = dim, normalize_dims(dim, input.ndim)[0] if input.ndim else 0
     operation = SortBackward0 if stable is None else SortBackward1
-    values, indices = operation.apply(input, dim=dim, descending=descending, stable=bool(stable))
+    values, indices = operation.apply(input, dim=dim, given=given, descending=descending,
+                                      stable=bool(stable))
     return MinMaxResult(values, indices, "sort")
 
 
@@ -646,51 +718,56 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    dim = normalize_dims(dim, input.ndim)[0] if input.ndim else 0
+    given, dim = dim, normalize_dims(dim, input.ndim)[0] if input.ndim else 0
     if not 0 <= k <= builtins.max(input.shape[dim] if input.ndim else 1, 0):
         raise RuntimeError("selected index k out of range")
-    values, indices = TopkBackward0.apply(input, k=k, dim=dim, largest=largest, sorted=sorted)
+    values, indices = TopkBackward0.apply(input, k=k, dim=dim, given=given, largest=largest,
+                                          sorted=sorted)
     return MinMaxResult(values, indices, "topk")
 
 
 def amax(input, dim=(), keepdim=False):
-    return AmaxBackward0.apply(input, dims=normalize_dims(dim if dim != () else None, input.ndim),
-                               keepdim=keepdim)
+    return AmaxBackward0.apply(input, dim=dim, keepdim=keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
-    return AminBackward0.apply(input, dims=normalize_dims(dim if dim != () else None, input.ndim),
-                               keepdim=keepdim)
+    return AminBackward0.apply(input, dim=dim, keepdim=keepdim)
 
 
 def argmax(input, dim=None, keepdim=False):
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmax(input._data), dtype=np.int64))
-    dim = normalize_dims(dim, input.ndim)[0]
-    return Tensor._make(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+    return _position_of_extreme(np.argmax, "argmax", input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
+    return _position_of_extreme(np.argmin, "argmin", input, dim, keepdim)
+
+
+def _position_of_extreme(find, name, input, dim, keepdim):
     if dim is None:
-        return Tensor._make(np.asarray(np.argmin(input._data), dtype=np.int64))
-    dim = normalize_dims(dim, input.ndim)[0]
-    return Tensor._make(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+        if input.numel() == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             f"input.numel() == 0.")
+        return Tensor._make(np.asarray(find(input._data), dtype=np.int64))
+    dim = _dim_to_reduce(name, input, dim)
+    return Tensor._make(find(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
 def softmax(input, dim, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    return SoftmaxBackward0.apply(input, dim=normalize_dims(dim, input.ndim)[0] if input.ndim else None)
+    positive = normalize_dims(dim, input.ndim)[0] if input.ndim else None
+    return SoftmaxBackward0.apply(input, dim=positive, given=dim)
 
 
 def log_softmax(input, dim, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    return LogSoftmaxBackward0.apply(input, dim=normalize_dims(dim, input.ndim)[0] if input.ndim else None)
+    positive = normalize_dims(dim, input.ndim)[0] if input.ndim else None
+    return LogSoftmaxBackward0.apply(input, dim=positive, given=dim)
 
 
 def logsumexp(input, dim, keepdim=False):
-    return LogsumexpBackward0.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim)
+    return LogsumexpBackward0.apply(input, dim=dim, keepdim=keepdim)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
@@ -832,9 +909,7 @@ class MedianBackward0(Operation):
         return values[:0] if np.isnan(values).any() else values
 
     def backward(self, grad):
-        x, result = self._saved_self, self._saved_result
-        chosen = x.isnan() if result.isnan().item() else x == result
-        return x.new_zeros(x.shape).masked_fill(chosen, grad / chosen.sum())
+        return evenly_distributed(grad, self._saved_self, self._saved_result)
 
 
 class NanmedianBackward0(MedianBackward0):
@@ -863,13 +938,15 @@ class ValueSelectingReduction(Operation):
     at once with numpy, in ``positions``, and leave -1 where ``pick`` must decide.
     """
     kept_names = ("indices",)
+    _saved_dim = GivenDim(many=False)
 
     @staticmethod
     def positions(slices, **options):
         return np.full(slices.shape[:-1], -1, dtype=np.int64)     # pick decides everywhere
 
-    def forward(self, a, dim, keepdim, **options):
-        self._saved_self_sym_sizes, self._saved_dim, self._saved_keepdim = a.shape, dim, keepdim
+    def forward(self, a, dim, keepdim, given, **options):
+        self._saved_self_sym_sizes, self._saved_keepdim = a.shape, keepdim
+        self._dim, self._given_dim = dim, given
         slices = np.moveaxis(a.reshape(a.shape or (1,)), dim, -1)
         indices = self.positions(slices, **options)
         for place in map(tuple, np.argwhere(indices < 0)):
@@ -882,10 +959,32 @@ class ValueSelectingReduction(Operation):
 
     def backward(self, grad, grad_indices=None):
         from teachgrad.ops.indexing import into_zeros, scatter
-        sizes, dim, indices = self._saved_self_sym_sizes, self._saved_dim, self._saved_indices
+        sizes, dim, indices = self._saved_self_sym_sizes, self._dim, self._saved_indices
         if sizes and not self._saved_keepdim:
             grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
         return into_zeros(scatter, sizes, dim, indices, grad)
+
+
+class MaxBackward0(ValueSelectingReduction):
+    """max along ``dim``: (values, indices), the first largest value (or the first NaN)
+    of each slice; the gradient goes to it alone, zeros elsewhere. (numpy's argmax finds
+    it in one pass, so no slice needs ``pick``.)"""
+    pick_index = staticmethod(np.argmax)
+
+    def forward(self, a, dim, keepdim, given):
+        self._saved_self_sym_sizes, self._saved_keepdim = a.shape, keepdim
+        self._dim, self._given_dim = dim, given
+        slices = a.reshape(a.shape or (1,))              # (a number: one slice of one)
+        indices = self.pick_index(slices, axis=dim, keepdims=True)
+        values = np.take_along_axis(slices, indices, axis=dim)
+        if not keepdim or not a.ndim:
+            values, indices = values.squeeze(dim), indices.squeeze(dim)
+        self.keep("indices", indices)
+        return values, indices
+
+
+class MinBackward0(MaxBackward0):
+    pick_index = staticmethod(np.argmin)
 
 
 class MedianBackward1(ValueSelectingReduction):
@@ -992,13 +1091,13 @@ def _median(input, dim, keepdim, whole, along_dim, name):
         _check_not_bool(input, "median_cpu")
         return whole.apply(input)
     _check_not_bool(input, "median_out")
-    dim = _dim_to_reduce("median", input, dim)
-    return MinMaxResult(*along_dim.apply(input, dim=dim, keepdim=keepdim), name)
+    return MinMaxResult(*along_dim.apply(input, dim=_dim_to_reduce("median", input, dim),
+                                         keepdim=keepdim, given=dim), name)
 
 
 def mode(input, dim=-1, keepdim=False):
-    dim = _dim_to_reduce("mode", input, dim)
-    return MinMaxResult(*ModeBackward0.apply(input, dim=dim, keepdim=keepdim), "mode")
+    return MinMaxResult(*ModeBackward0.apply(input, dim=_dim_to_reduce("mode", input, dim),
+                                             keepdim=keepdim, given=dim), "mode")
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -1006,25 +1105,26 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise TypeError(f"kthvalue(): argument 'k' (position 1) must be int, not "
                         f"{type(k).__name__}")
     _check_not_bool(input, "kthvalue_cpu")
-    dim = _dim_to_reduce("kthvalue", input, dim)
+    given, dim = dim, _dim_to_reduce("kthvalue", input, dim)
     if not 1 <= k <= (input.shape[dim] if input.ndim else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
-    return MinMaxResult(*KthvalueBackward0.apply(input, dim=dim, keepdim=keepdim, k=k),
-                        "kthvalue")
+    return MinMaxResult(*KthvalueBackward0.apply(input, dim=dim, keepdim=keepdim, given=given,
+                                                 k=k), "kthvalue")
 
 
 # ---- sums and means that skip NaN, counts, quantiles ---------------------------------
 class NansumBackward0(Operation):
     """The sum over ``dims`` (None: all) with NaN counted as 0; a NaN gets no gradient."""
+    _saved_dim = GivenDim(many=True)
 
-    def forward(self, a, dims, keepdim, dtype=None):
+    def forward(self, a, dims, given, keepdim, dtype=None):
         self.save("self")
-        self._saved_dim, self._saved_keepdim = dims, keepdim
+        self._dims, self._given_dim, self._saved_keepdim = dims, given, keepdim
         return np.asarray(quiet_numpy.run(np.nansum, a, axis=dims, keepdims=keepdim,
                                           dtype=_sum_dtype(a, dtype)))
 
     def backward(self, grad):
-        x, dims = self._saved_self, self._saved_dim
+        x, dims = self._saved_self, self._dims
         if dims is not None:
             grad = restore_reduced_dims(grad, dims, self._saved_keepdim)
         return grad.expand(x.shape) * x.isnan().logical_not()
@@ -1044,8 +1144,8 @@ def _reduced_dims(dim, ndim):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    return NansumBackward0.apply(input, dims=_reduced_dims(dim, input.ndim), keepdim=keepdim,
-                                 dtype=dtype)
+    return NansumBackward0.apply(input, dims=_reduced_dims(dim, input.ndim), given=dim,
+                                 keepdim=keepdim, dtype=dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):

@@ -12,6 +12,7 @@ import numpy as np
 from teachgrad import dtypes
 from teachgrad.autograd import grad_mode, views
 from teachgrad.autograd.operation import Operation
+from teachgrad.ops.pointwise import CloneBackward0
 from teachgrad.tensor import Tensor
 
 
@@ -37,6 +38,31 @@ def infer_shape(shape, numel):
     if known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
+
+
+class GivenDim:
+    """A node's ``_saved_dim``, as PyTorch shows it: the dim (or the dims, for ``many``) as
+    the call gave them, kept in ``_given_dim``, with a negative d read as 2**64 + d (C++
+    saves an int64_t, which the Python getter reads as unsigned). It is worked out only
+    when read, so a reduction pays nothing for it; the formulas use the node's own
+    normalised ``_dims`` or ``_dim``."""
+
+    def __init__(self, many):
+        self.many = many
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self
+        return shown_dims(node._given_dim, self.many)
+
+
+def shown_dims(dim, many):
+    """``dim`` as PyTorch shows it (see GivenDim); None stays None."""
+    if dim is None:
+        return None
+    if not many:
+        return dim % 2 ** 64
+    return tuple(d % 2 ** 64 for d in (dim if isinstance(dim, (tuple, list)) else (dim,)))
 
 
 class ViewOperation(Operation):
@@ -115,12 +141,15 @@ class SqueezeBackward4(SqueezeBackward1):
 
 
 class UnsqueezeBackward0(ViewOperation):
+    """A new dimension of size 1 at ``dim`` (counted from the end when negative)."""
+    _saved_dim = GivenDim(many=False)
+
     def forward(self, a, dim):
-        self._saved_dim = dim
-        return np.expand_dims(a, dim)
+        self._given_dim, self._dim = dim, dim % (a.ndim + 1)
+        return np.expand_dims(a, self._dim)
 
     def backward(self, grad):
-        return grad.squeeze(self._saved_dim)
+        return grad.squeeze(self._dim)
 
 
 class TransposeBackward0(ViewOperation):
@@ -133,11 +162,12 @@ class TransposeBackward0(ViewOperation):
 
 
 class UnsqueezeBackward1(UnsqueezeBackward0):
-    """``unsqueeze_``, in place (PyTorch's name for it; quantile uses it)."""
+    """``x.unsqueeze_(0)``, in place (PyTorch's name for it; quantile uses it too)."""
 
 
 class TransposeBackward1(TransposeBackward0):
-    """``transpose_``, in place (PyTorch's name for it; quantile uses it)."""
+    """``x.transpose_(0, 1)`` (and ``swapaxes_`` / ``swapdims_``), in place: PyTorch's name
+    for it (quantile uses it too)."""
 
 
 class TBackward0(ViewOperation):
@@ -325,7 +355,7 @@ def squeeze(input, dim=None):
 
 
 def unsqueeze(input, dim):
-    dim = _check_dim(dim, input.ndim + 1)
+    _check_dim(dim, input.ndim + 1)
     return UnsqueezeBackward0.apply_view(input, lambda t: t.unsqueeze(dim), dim=dim)
 
 
@@ -354,10 +384,16 @@ def T(input):
 
 
 def expand(input, *shape):
-    shape = as_shape(shape)
+    shape = expanded_shape(input, as_shape(shape))
+    return ExpandBackward0.apply_view(input, lambda t: t.expand(shape), shape=shape)
+
+
+def expanded_shape(input, shape):
+    """``shape`` with its -1s filled in from ``input``, or PyTorch's error if ``input``
+    cannot be expanded (broadcast) to it."""
     lead = len(shape) - input.ndim
     if lead < 0:
-        raise RuntimeError(f"expand({input.dtype.legacy_name}{{{list(input.shape)}}}, "
+        raise RuntimeError(f"expand(teachgrad.{input.dtype.legacy_name}{{{list(input.shape)}}}, "
                            f"size={list(shape)}): the number of sizes provided ({len(shape)}) must "
                            f"be greater or equal to the number of dimensions in the tensor "
                            f"({input.ndim})")
@@ -367,7 +403,7 @@ def expand(input, *shape):
             raise RuntimeError(f"The expanded size of the tensor ({shape[lead + i]}) must match "
                                f"the existing size ({size}) at non-singleton dimension {lead + i}."
                                f"  Target sizes: {list(shape)}.  Tensor sizes: {list(input.shape)}")
-    return ExpandBackward0.apply_view(input, lambda t: t.expand(shape), shape=shape)
+    return shape
 
 
 def expand_as(input, other):
@@ -559,7 +595,7 @@ def movedim(input, source, destination):
 
 
 def contiguous(input):
-    return input if input._data.flags.c_contiguous else input.clone()
+    return input if input._data.flags.c_contiguous else CloneBackward0.apply(input, contiguous=True)
 
 
 def cat(tensors, dim=0):
