@@ -12,13 +12,12 @@ import math
 
 import numpy as np
 
-from teachgrad.autograd import grad_mode
 from teachgrad.autograd.graph import SavedTensor
 from teachgrad.autograd.operation import Operation
-from teachgrad.creation import zeros
+from teachgrad.creation import eye, zeros
 from teachgrad.ops.linalg import linalg_cross as cross, matmul  # noqa: F401
 from teachgrad.ops.lu import _LinAlgError as LinAlgError  # noqa: F401
-from teachgrad.ops.lu import _check_floating
+from teachgrad.ops.lu import _check_floating, column_major
 from teachgrad.ops.lu import det, inverse as inv, linalg_slogdet as slogdet, solve  # noqa: F401
 from teachgrad.ops.reduction import check_norm_dtype, normalize_dims
 from teachgrad.ops.reduction import vector_norm  # noqa: F401
@@ -28,14 +27,16 @@ from teachgrad.ops.reduction import vector_norm  # noqa: F401
 class LinalgSvdBackward0(Operation):
     """The singular values of each matrix (..., m, n), largest first. PyTorch's node has
     three outputs, U, S and Vh (``svdvals`` gives S, output 1); the gradient of S alone is
-    U diag(grad_S) Vh, as dS_i = u_i^T dA v_i. It keeps its three outputs for backward."""
+    U diag(grad_S) Vh, as dS_i = u_i^T dA v_i. It keeps its three outputs for backward:
+    that gradient, a graph under ``create_graph=True``, leads back to U and Vh, so a second
+    derivative comes here again with gradients for them (``_singular_vectors_gradient``)."""
     input_names = ("A",)
     kept_names = ("U", "S", "Vh")
 
     def forward(self, a):
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         self._saved_full_matrices, self._saved_S_sym_argsize_minus_1 = False, s.shape[-1]
-        return u, s, vh
+        return column_major(u), s, column_major(vh)         # laid out as PyTorch's are
 
     def _connect(self, inputs, outputs):
         super()._connect(inputs, outputs)
@@ -43,11 +44,45 @@ class LinalgSvdBackward0(Operation):
             self._saved[name] = SavedTensor(output, self, is_output=True)
 
     def backward(self, grad_U, grad_S, grad_Vh):
-        if grad_mode.is_grad_enabled():
-            # (U and Vh depend on A too: a second derivative would need their gradients)
-            raise NotImplementedError("teachgrad: the second derivative of linalg.svdvals "
-                                      "(and of the nuclear, 2 and -2 norms) is not implemented")
-        return (self._saved_U * grad_S.unsqueeze(-2)) @ self._saved_Vh
+        U, S, Vh = self._saved_U, self._saved_S, self._saved_Vh
+        if grad_U is None and grad_Vh is None:      # U diag(grad_S) Vh, as PyTorch groups it
+            if U.shape[-2] >= Vh.shape[-1]:
+                return U @ (grad_S.unsqueeze(-1) * Vh)
+            return (U * grad_S.unsqueeze(-2)) @ Vh
+        return _singular_vectors_gradient(U, S, Vh, grad_U, grad_S, grad_Vh)
+
+
+def _singular_vectors_gradient(U, S, Vh, grad_U, grad_S, grad_Vh):
+    """PyTorch's svd_backward when U or Vh has a gradient (any of the three may be None), for
+    real matrices with distinct singular values: in the basis of the singular vectors,
+    the skew parts of U^T grad_U and Vh grad_Vh^T divided by E_ij = S_j^2 - S_i^2, and grad_S
+    on the diagonal; for a tall (wide) matrix, the part of grad_U (grad_Vh) outside the span
+    of U (of V) too."""
+    m, n = U.shape[-2], Vh.shape[-1]
+    squares = S * S
+    E = squares.unsqueeze(-2) - squares.unsqueeze(-1)
+    E = E + eye(S.shape[-1], dtype=S.dtype)     # its diagonal 0 made 1: it only divides zeros
+    if grad_U is not None:
+        UtgU = U.mT @ grad_U
+        UtgU = UtgU - UtgU.mT
+    if grad_Vh is not None:
+        VhgV = Vh @ grad_Vh.mT
+        VhgV = VhgV - VhgV.mT
+    if grad_U is not None and grad_Vh is not None:
+        inner = (UtgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif grad_U is None:
+        inner = S.unsqueeze(-1) * (VhgV / E)
+    else:
+        inner = (UtgU / E) * S.unsqueeze(-2)
+    if grad_S is not None:
+        inner = inner + grad_S.diag_embed()
+    if m > n and grad_U is not None:
+        grad_U_over_S = grad_U / S.unsqueeze(-2)
+        return (U @ inner + grad_U_over_S - U @ (U.mT @ grad_U_over_S)) @ Vh
+    if m < n and grad_Vh is not None:
+        grad_Vh_over_S = grad_Vh / S.unsqueeze(-1)
+        return U @ (inner @ Vh + grad_Vh_over_S - (grad_Vh_over_S @ Vh.mT) @ Vh)
+    return U @ (inner @ Vh) if m >= n else (U @ inner) @ Vh
 
 
 def svdvals(A):

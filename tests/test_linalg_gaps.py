@@ -204,16 +204,6 @@ def test_svdvals():
     run(prog, rtol=1e-4, atol=1e-5)
 
 
-def test_second_derivative_through_singular_values_is_refused_not_wrong():
-    """(torch has it; teachgrad says it has not, rather than treating U and V as constant.)"""
-    if D.SELFTEST:
-        pytest.skip("about teachgrad's own code")
-    import teachgrad as tg
-    x = tg.tensor(BATCH[0].tolist(), requires_grad=True)
-    with pytest.raises(NotImplementedError, match="second derivative of linalg.svdvals"):
-        tg.autograd.grad(tg.linalg.matrix_norm(x, "nuc"), x, create_graph=True)
-
-
 # ---- solve(A, B, left=False): X A = B -------------------------------------------------------
 PIVOTING = [[0.5, 2.0, 1.0], [3.0, 1.0, -1.0], [1.0, -2.0, 4.0]]     # needs row swaps
 

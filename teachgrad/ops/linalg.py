@@ -16,7 +16,7 @@ from teachgrad.ops.distances import cdist, dist  # noqa: F401  (re-exported, see
 from teachgrad.ops.einsum import einsum  # noqa: F401
 from teachgrad.ops.lu import det, inverse, linalg_slogdet, logdet, slogdet, solve  # noqa: F401
 from teachgrad.ops.pointwise import times_number
-from teachgrad.ops.shape import SqueezeBackward4, UnsafeViewBackward0, _check_dim
+from teachgrad.ops.shape import SqueezeBackward4, UnsafeViewBackward0, _check_dim, expanded_shape
 from teachgrad.tensor import Tensor
 
 
@@ -66,15 +66,13 @@ class MmBackward0(Operation):
 
 class AddmmBackward0(Operation):
     """beta * bias + alpha * (mat1 @ mat2) in one node: what ``nn.Linear`` records for a
-    batch of rows (with alpha = beta = 1). beta = 0 ignores the bias, even its nans."""
+    batch of rows (with alpha = beta = 1). beta = 0 ignores the bias, even its nans.
+    (``addmm`` and ``addmm_`` check the shapes first: ``check_factors``.)"""
     input_names = ("self", "mat1", "mat2")
     _saved_mat1_sym_strides = _saved_mat2_sym_strides = ()
 
     def forward(self, bias, a, b, alpha=1, beta=1):
         self._bias_is_row = bias.ndim == 1      # then its gradient is the batch sum
-        if a.shape[1] != b.shape[0]:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                               f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
         self._saved_alpha, self._saved_beta = alpha, beta
         self._saved_mat1_sym_sizes, self._saved_mat2_sym_sizes = a.shape, b.shape
         if self.needs_input_grad[1]:
@@ -204,6 +202,16 @@ def _check_matrix(name, t, ndim):
         raise RuntimeError(f"{name}: Expected {ndim}-D tensor, but got {t.ndim}-D tensor")
 
 
+def check_factors(mat1, mat2):
+    """PyTorch's errors for factors of addmm that are not two matrices that can be multiplied."""
+    for name, matrix in (("mat1", mat1), ("mat2", mat2)):
+        if matrix.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {matrix.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
+                           f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+
+
 def mm(input, mat2):
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
@@ -214,6 +222,10 @@ def mm(input, mat2):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``."""
     _check_same_dtype("addmm", input, mat1, mat2)
+    check_factors(mat1, mat2)
+    product = (mat1.shape[0], mat2.shape[1])
+    if input.shape != product and input.shape != product[1:]:    # (nn.Linear's bias: a row)
+        expanded_shape(input, product)
     if alpha.__class__ is int and beta.__class__ is int and alpha == beta == 1:
         return AddmmBackward0.apply(input, mat1, mat2)      # (nn.Linear's case, kept quick)
     return AddmmBackward0.apply(input, mat1, mat2, alpha=alpha, beta=beta)

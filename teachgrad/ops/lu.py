@@ -32,11 +32,19 @@ def lu_factor(a):
     """The LU factorization of each matrix of ``a`` (..., n, n): ``(LU, pivots)``, laid out
     as LAPACK lays them out. ``LU`` holds U on and above the diagonal and L below it (L's
     diagonal of ones is left out); at step k, row k was swapped with row ``pivots[k] - 1``."""
-    lu = a.copy()
+    lu = column_major(a)        # (the copy that is factored in place)
     pivots = np.empty(a.shape[:-1], dtype=np.int32)
     for index in np.ndindex(a.shape[:-2]):
         pivots[index] = _factor_in_place(lu[index])
     return lu, pivots
+
+
+def column_major(a):
+    """A copy of ``a`` with each matrix stored column by column, as LAPACK stores them (and
+    PyTorch the results it gets from LAPACK: LU, inverses, solutions): strides (..., 1, rows)."""
+    copy = np.empty(a.shape[:-2] + a.shape[:-3:-1], dtype=a.dtype).swapaxes(-1, -2)
+    copy[...] = a
+    return copy
 
 
 def _factor_in_place(matrix):
@@ -211,7 +219,8 @@ class LinalgInvExBackward0(KeepsAnOutput):
             raise _LinAlgError(f"linalg.inv: {where_in_batch}The diagonal element {element} is "
                                f"zero, the inversion could not be completed because the input "
                                f"matrix is singular.")
-        return np.linalg.inv(a)
+        # (A^-T)^T, column by column as in PyTorch, without a copy
+        return np.swapaxes(np.linalg.inv(np.swapaxes(a, -1, -2)), -1, -2)
 
     def backward(self, grad):
         inverse = self._saved_inverse
@@ -237,12 +246,12 @@ class LinalgSolveExBackward0(Operation):
         self.keep("pivots", pivots)
         self.save("result")
         self._saved_left, self._vector = left, vector
-        if vector:
-            return np.ascontiguousarray(np.linalg.solve(a, b[..., None])[..., 0])
         if not left:
             transposed = np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2))
             return np.ascontiguousarray(np.swapaxes(transposed, -1, -2))
-        return np.linalg.solve(a, b)
+        x = np.linalg.solve(a, b[..., None])[..., 0] if vector else np.linalg.solve(a, b)
+        # laid out as PyTorch lays it out: column by column, even a batch of vectors
+        return column_major(x) if x.ndim > 1 else x
 
     def backward(self, grad):
         A, X, left = self._saved_A, self._saved_result, self._saved_left

@@ -16,8 +16,9 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from teachgrad.autograd.operation import Operation
+from teachgrad.ieee import quiet_numpy
 from teachgrad.ops.indexing import EmbedBackward
-from teachgrad.ops.pointwise import where
+from teachgrad.ops.pointwise import times_number, where
 from teachgrad.tensor import Tensor
 
 
@@ -472,13 +473,16 @@ class SiluBackward0(Operation):
 
     def forward(self, a):
         self.save("self")
-        with np.errstate(over="ignore"):
-            return a / (1 + np.exp(-a))
+        return quiet_numpy.run(_silu, a)        # silu(-inf) is -inf / inf: nan, as in PyTorch
 
     def backward(self, grad):
         x = self._saved_self
         s = x.sigmoid()
         return grad * s * (1 + x * (1 - s))      # PyTorch's infinitely differentiable form
+
+
+def _silu(a):
+    return a / (1 + np.exp(-a))
 
 
 _SQRT_HALF = 0.7071067811865476                  # 1 / sqrt(2)
@@ -494,12 +498,7 @@ class GeluBackward0(Operation):
     def forward(self, a, approximate):
         self.save("self")
         self._saved_approximate = approximate
-        dtype = a.dtype.type
-        if approximate == "tanh":
-            inner = dtype(_TANH_SCALE) * (a + dtype(_TANH_KAPPA) * a * a * a)
-            return dtype(0.5) * a * (1 + np.tanh(inner))
-        from teachgrad.ops.pointwise import ErfBackward0
-        return a * dtype(0.5) * (1 + ErfBackward0._erf(a * dtype(_SQRT_HALF)).astype(a.dtype))
+        return quiet_numpy.run(_gelu, a, approximate)   # inf * 0 at -inf: nan, as in PyTorch
 
     def backward(self, grad):
         return GeluBackwardBackward0.apply(grad, self._saved_self,
@@ -514,17 +513,7 @@ class GeluBackwardBackward0(Operation):
         self.save("grad_output")
         self.save("self")
         self._saved_approximate = approximate
-        dtype = a.dtype.type
-        if approximate == "tanh":
-            inner = dtype(_TANH_SCALE) * (a + dtype(_TANH_KAPPA) * a * a * a)
-            tanh_inner = np.tanh(inner)
-            slope = dtype(0.5) * a * (1 - tanh_inner * tanh_inner) * dtype(_TANH_SCALE) * (
-                1 + dtype(3 * _TANH_KAPPA) * a * a)
-            return grad * (dtype(0.5) * (1 + tanh_inner) + slope)
-        from teachgrad.ops.pointwise import ErfBackward0
-        cdf = dtype(0.5) * (1 + ErfBackward0._erf(a * dtype(_SQRT_HALF)).astype(a.dtype))
-        pdf = np.exp(dtype(-0.5) * a * a) * dtype(_NORMAL_PDF)
-        return grad * (cdf + a * pdf)
+        return quiet_numpy.run(_gelu_gradient, grad, a, approximate)
 
     def backward(self, grad):
         """PyTorch's gelu_double_backward: d(gelu') / dx, written with teachgrad ops."""
@@ -547,6 +536,30 @@ class GeluBackwardBackward0(Operation):
             pdf = times_number(times_number(squared, -0.5).exp(), _NORMAL_PDF)
             curvature = 2 * pdf - squared * pdf
         return grad_grad_output, grad * grad_output * curvature
+
+
+def _gelu(a, approximate):
+    dtype = a.dtype.type
+    if approximate == "tanh":
+        inner = dtype(_TANH_SCALE) * (a + dtype(_TANH_KAPPA) * a * a * a)
+        return dtype(0.5) * a * (1 + np.tanh(inner))
+    from teachgrad.ops.pointwise import ErfBackward0
+    return a * dtype(0.5) * (1 + ErfBackward0._erf(a * dtype(_SQRT_HALF)).astype(a.dtype))
+
+
+def _gelu_gradient(grad, a, approximate):
+    """``grad`` times the derivative of gelu at ``a`` (the numpy of GeluBackwardBackward0)."""
+    dtype = a.dtype.type
+    if approximate == "tanh":
+        inner = dtype(_TANH_SCALE) * (a + dtype(_TANH_KAPPA) * a * a * a)
+        tanh_inner = np.tanh(inner)
+        slope = dtype(0.5) * a * (1 - tanh_inner * tanh_inner) * dtype(_TANH_SCALE) * (
+            1 + dtype(3 * _TANH_KAPPA) * a * a)
+        return grad * (dtype(0.5) * (1 + tanh_inner) + slope)
+    from teachgrad.ops.pointwise import ErfBackward0
+    cdf = dtype(0.5) * (1 + ErfBackward0._erf(a * dtype(_SQRT_HALF)).astype(a.dtype))
+    pdf = np.exp(dtype(-0.5) * a * a) * dtype(_NORMAL_PDF)
+    return grad * (cdf + a * pdf)
 
 
 class ConstantPadNdBackward0(Operation):
@@ -631,10 +644,17 @@ class LossOperation(Operation):
 class MseLossBackward0(LossOperation):
     def forward(self, a, target, reduction):
         self.keep(reduction)
-        return self.reduce((a - target) ** 2)
+        return quiet_numpy.run(self._mean_squared_error, a, target)  # overflow: inf, silently
+
+    def _mean_squared_error(self, a, target):
+        difference = a - target
+        return self.reduce(difference * difference)
 
     def backward(self, grad):
-        grad_self = self.chain(grad, 2 * (self._saved_self - self._saved_target))
+        """PyTorch's mse_loss_backward: (2 / n for the mean, else 2) * (x - t) * grad, in
+        that order: (x - t) * (2 / n) stays finite where 2 * (x - t) would overflow."""
+        norm = 2 / self._numel if self._saved_reduction == "mean" else 2
+        grad_self = times_number(self._saved_self - self._saved_target, norm) * grad
         return grad_self, -grad_self if self.needs_input_grad[1] else None
 
 
@@ -702,13 +722,9 @@ class NllLossBackward0(Operation):
         self.save("self")                    # for the gradient's own node (see backward)
         self._saved_target, self._saved_ignore_index = target, ignore_index
         self._saved_weight, self._saved_reduction, self._input_shape = weight, reduction, x.shape
-        x = np.atleast_2d(x)
+        x = x if x.ndim > 1 else x.reshape(1, -1)
         self._samples_shape = x.shape
-        _, safe_target, sample_weight = self.targets_and_weights(x.dtype)
-        if safe_target.size and (safe_target.min() < 0 or safe_target.max() >= x.shape[1]):
-            flat = target.reshape(-1)
-            bad = flat[(flat != ignore_index) & ((flat < 0) | (flat >= x.shape[1]))][0]
-            raise IndexError(f"Target {bad} is out of bounds.")
+        self._samples = counted, safe_target, sample_weight = self.samples(x)
         losses = -_at_classes(x, safe_target) * sample_weight
         total_weight = sample_weight.sum(dtype=x.dtype)
         self.keep("total_weight", np.asarray(total_weight))    # as PyTorch does
@@ -717,28 +733,29 @@ class NllLossBackward0(Operation):
         total = losses.sum(dtype=x.dtype)
         if reduction == "sum":
             return np.asarray(total)
-        with np.errstate(invalid="ignore", divide="ignore"):   # every sample ignored: nan
-            return np.asarray(total / total_weight)
+        return np.asarray(quiet_numpy.run(np.true_divide, total, total_weight))  # all ignored: nan
 
-    def targets_and_weights(self, dtype):
+    def samples(self, x):
         """For each sample: is it counted (not ignored), its target class (0 for an ignored
-        one) and its weight (0 if ignored)."""
-        target = self._saved_target.reshape(self._saved_target.shape if self._saved_target.ndim
-                                            else 1)
+        one) and its weight (0 if ignored). Kept for backward, which needs them again."""
+        target = self._saved_target if self._saved_target.ndim else self._saved_target.reshape(1)
         counted = target != self._saved_ignore_index
-        safe_target = np.where(counted, target, 0)
+        safe_target = target if counted.all() else np.where(counted, target, 0)
+        if safe_target.size and (safe_target.min() < 0 or safe_target.max() >= x.shape[1]):
+            bad = target[counted & ((target < 0) | (target >= x.shape[1]))][0]
+            raise IndexError(f"Target {bad} is out of bounds.")
         if self._saved_weight is None:
-            return counted, safe_target, counted.astype(dtype)
+            return counted, safe_target, counted.astype(x.dtype)
         return counted, safe_target, self._saved_weight[safe_target] * counted
 
     def backward(self, grad):
         """Each sample's gradient: -weight (÷ the total weight) at its target class, 0 elsewhere,
         times the incoming gradient; one op of that gradient and the input, as in PyTorch."""
-        counted, safe_target, sample_weight = self.targets_and_weights(grad.dtype.numpy)
+        counted, safe_target, sample_weight = self._samples
         scale = -sample_weight
         if self._saved_reduction == "mean":
-            with np.errstate(invalid="ignore", divide="ignore"):     # ignored samples get 0
-                scale = np.where(counted, scale / self._saved_total_weight._data, scale)
+            divided = quiet_numpy.run(np.true_divide, scale, self._saved_total_weight._data)
+            scale = divided if counted.all() else np.where(counted, divided, scale)  # ignored: 0
         coefficients = np.zeros(self._samples_shape, dtype=scale.dtype)
         _at_classes(coefficients, safe_target, put=scale)
         per_sample = self._saved_reduction == "none" and len(self._input_shape) > 1
