@@ -23,13 +23,13 @@ from teachgrad.dtypes import (bool_ as bool, dtype, finfo, float16, float32, flo
 from teachgrad.ops.indexing import (gather, index as _index, index_add, index_select,
                                     masked_scatter, masked_select, nonzero, scatter, scatter_add,
                                     put, take, take_along_dim)
-from teachgrad.ops.inplace import (bernoulli, clamp_, exp_, fill_, neg_, normal, relu_, sigmoid_,
-                                  tanh_, zero_)
+from teachgrad.ops.inplace import (bernoulli, clamp_, clone, exp_, fill_, neg_, normal, relu_,
+                                  sigmoid_, tanh_, zero_)
 from teachgrad.ops.linalg import (addmm, bmm, cdist, cross, det, dist, dot, einsum, inverse,
                                   kron, logdet, matmul, mm, mv, outer, slogdet, tensordot)
 from teachgrad import linalg  # torch.linalg
 from teachgrad.ops.pointwise import (abs, acos, add, addcdiv, addcmul, allclose, asin, atan,
-                                     atan2, ceil, clamp, clamp_max, clamp_min, clone, cos,
+                                     atan2, ceil, clamp, clamp_max, clamp_min, cos,
                                      cosh, div, eq, equal, erf,
                                      exp, expm1, floor, floor_divide, ge, gt, isclose,
                                      isfinite, isinf, isnan, le, lerp, log, log10, log1p, log2,

@@ -28,17 +28,26 @@ class VersionCounter:
         self.version += 1
 
 
-class InferenceVersionCounter(VersionCounter):
-    """The counter of ``detach()`` or ``.data`` of an inference tensor, taken outside
-    inference_mode. As in PyTorch, the tensor is still an inference tensor (it may not be
-    saved for backward; its views have no counter), but it counts its in-place changes,
-    which are allowed then; inside the mode they are not counted."""
-    __slots__ = ()
+class InferenceVersionCounter:
+    """The counter of an inference tensor that still counts its in-place changes:
+    ``detach()`` or ``.data`` of an inference tensor, taken outside inference_mode (with a
+    counter of its own), or a normal tensor given an inference tensor's ``.data`` (it keeps
+    the counter it shares with its views). As in PyTorch, the tensor is an inference tensor
+    (it may not be saved for backward; its views have no counter), but its in-place changes
+    are allowed and counted outside inference_mode; inside the mode they are not counted."""
+    __slots__ = ("counter",)
     inference = True
+
+    def __init__(self, counter=None):
+        self.counter = VersionCounter() if counter is None else counter
+
+    @property
+    def version(self):
+        return self.counter.version
 
     def bump(self):
         if not grad_mode._state["inference"]:
-            self.version += 1
+            self.counter.bump()
 
 
 def new_version_counter():
@@ -78,7 +87,8 @@ class Tensor:
     _accumulator_ref = None   # weak link to this leaf's AccumulateGrad node
     _hooks = None             # a leaf's tensor hooks
     _multi_output_view = False    # a piece of split/chunk/unbind: no in-place change then
-    _made_in_no_grad = False      # a view of a tensor that requires grad, made under no_grad
+    _made_in_no_grad = False      # a view made under no_grad (or inference_mode), or a view of one
+    _made_in_inference_mode = False     # ... made in inference_mode
     _sent_down_several_edges = False    # a gradient the engine gave to several nodes
 
     def __init__(self, data=()):
@@ -199,7 +209,11 @@ class Tensor:
 
     @data.setter
     def data(self, other):
+        """Swap in ``other``'s memory, keeping this tensor's version counter. Given an
+        inference tensor's memory, a normal tensor becomes an inference tensor (as in PyTorch)."""
         self._data = other._data
+        if other.is_inference() and not self.is_inference():
+            self._version_counter = InferenceVersionCounter(self._version_counter)
 
     @property
     def dtype(self):
@@ -327,7 +341,10 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __repr__(self):
-        grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None
+        try:
+            grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None
+        except RuntimeError:        # a view whose history cannot follow an in-place change
+            grad_fn = "Invalid"     # (PyTorch prints the same)
         return printing.format_tensor(self._data, dtype_name=repr(self.dtype),
                                       requires_grad=self._requires_grad, grad_fn_name=grad_fn)
 

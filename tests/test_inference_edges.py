@@ -249,9 +249,7 @@ def test_what_an_inference_leaf_refuses(case):
 
 # ---- clone -------------------------------------------------------------------------------
 def test_a_clone_of_an_inference_tensor_is_a_normal_tensor():
-    """(PyTorch's clone of an inference tensor outside the mode is an empty tensor written
-    with copy_: version 1, and CopyBackwards for a leaf that requires grad. teachgrad's
-    clone is not that yet: its version is 0, so ``_version`` is not compared here.)"""
+    """(Versions and graphs of such clones are compared in test_inference_more.py.)"""
     def prog(tg):
         t = _made_inside(tg)
         with tg.inference_mode():

@@ -53,6 +53,7 @@ class Operation(Node):
     kept_names = ()              # names of the arrays this node saves with ``keep``
     promote = "common"           # "common": inputs cast to one dtype; "float": ints become float
     _recording = False           # True for a node that is wired into the graph
+    _inplace = False             # True for the node of an in-place op (see apply_inplace)
     _saved = MappingProxyType({})   # a node that records gets its own dict of saved tensors
 
     def __init_subclass__(cls, **kwargs):
@@ -136,6 +137,8 @@ class Operation(Node):
         if self._recording:
             if name == "result":
                 self._saved["result"] = None          # filled in once the output exists
+            elif name == "self" and self._inplace:
+                self._saved["self"] = None            # apply_inplace saves a clone of it
             else:
                 tensor = self._inputs[self.input_names.index(name)]
                 self._saved[name] = SavedTensor(tensor)
@@ -179,6 +182,7 @@ class Operation(Node):
         inputs = (target, *others)
         arrays = cls._input_arrays(inputs)
         node = cls._new_node(inputs)
+        node._inplace = True
         result = node._forward_checked(arrays, params)
         if node._recording and "self" in node._saved:
             # backward needs the old value of the target, which we are about to overwrite

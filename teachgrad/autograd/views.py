@@ -32,8 +32,8 @@ def make_view(view, source, replay):
         view._multi_output_view = True        # a view of such a view inherits its rule
     if source._requires_grad:
         view._requires_grad = True    # also for a view made under no_grad (a leaf then)
-        if not grad_mode.is_recording() or source._made_in_no_grad:
-            view._made_in_no_grad = True
+    if source._made_in_no_grad or not grad_mode.is_recording():
+        _mark_made_in_no_grad(view, source)
     if source._base is None:
         view._base, view._view_replay = source, replay
     else:
@@ -59,15 +59,23 @@ def check_inplace_allowed(target, others=()):
                            "details.")
 
 
+def _mark_made_in_no_grad(view, source):
+    """Mark a view made under no_grad or inference_mode, or a view of such a view (whether
+    its base requires grad or not, as in PyTorch): an in-place change of it that would be
+    recorded in the graph is refused. A view made in inference_mode keeps that mark."""
+    view._made_in_no_grad = True
+    if source._made_in_inference_mode or grad_mode.is_inference_mode_enabled():
+        view._made_in_inference_mode = True
+
+
 def _check_autograd_allows_inplace(target, others):
     if target._grad_fn is None and target._requires_grad and target._base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
+    rule = _rule_against_inplace(target)
+    if rule is not None and _will_record(target, others):
+        raise RuntimeError(view_rebase_error(target, "is being", rule))
     base = target._base
-    if base is not None and target._made_in_no_grad:
-        raise RuntimeError(view_rebase_error(target, "is being", NO_GRAD_RULE))
-    if target._multi_output_view and _will_record(target, others):
-        raise RuntimeError(view_rebase_error(target, "is being", MULTI_OUTPUT_RULE))
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
@@ -87,22 +95,39 @@ NO_GRAD_RULE = (
     "your code by moving both the view and the inplace either both inside the no_grad block (if "
     "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
     "tracked).")
+INFERENCE_MODE_RULE = NO_GRAD_RULE.replace("the no_grad block", "the inference_mode block")
+
+
+def _rule_against_inplace(view):
+    """Why a recorded in-place change of ``view`` is refused (None: it is allowed)."""
+    if view._made_in_inference_mode:
+        return INFERENCE_MODE_RULE
+    if view._made_in_no_grad:
+        return NO_GRAD_RULE
+    if view._multi_output_view:
+        return MULTI_OUTPUT_RULE
+    return None
 
 
 def view_rebase_error(view, modified, rule):
     """PyTorch's words when a view's history cannot follow an in-place change: of the view
     itself (``modified`` = "is being") or of its base ("its base or another view of its base
-    has been"). The first sentence names the node that made the view (a view no node made
-    counts as made in no_grad mode, as in PyTorch); ``rule`` says why it is forbidden: the
-    view is a piece of split / chunk / unbind (MULTI_OUTPUT_RULE) or was made under no_grad
-    (NO_GRAD_RULE)."""
+    has been"). ``rule`` says why it is forbidden: the view is a piece of split / chunk /
+    unbind (MULTI_OUTPUT_RULE), or it was made under no_grad or inference_mode (NO_GRAD_RULE,
+    INFERENCE_MODE_RULE). The first sentence names the node that made the view: a view no
+    node made counts as made in no_grad mode, and one a node made, in grad mode, of a view
+    made under no_grad is "a view of a view" (as in PyTorch)."""
+    if view._grad_fn is not None and rule is MULTI_OUTPUT_RULE:
+        return (f"Output {view._output_nr} of {cpp_name(view._grad_fn)} is a view and "
+                f"{modified} modified inplace. {rule}")
     if view._grad_fn is not None:
-        start = (f"Output {view._output_nr} of {cpp_name(view._grad_fn)} is a view and "
-                 f"{modified} modified inplace.")
+        start = (f"Output {view._output_nr} of {cpp_name(view._grad_fn)} is a view of a view "
+                 "which was created in")
     else:
-        start = (f"A view was created in no_grad mode and {modified} modified inplace with "
-                 "grad mode enabled.")
-    return f"{start} {rule}"
+        start = "A view was created in"
+    if rule is INFERENCE_MODE_RULE:
+        return f"{start} inference mode and {modified} modified inplace in normal mode. {rule}"
+    return f"{start} no_grad mode and {modified} modified inplace with grad mode enabled. {rule}"
 
 
 def _partly_overlap(written, read):
@@ -184,11 +209,10 @@ def refresh_view_history(view):
     if not base._requires_grad or not grad_mode.is_recording() and view._grad_fn is None:
         view._view_version = view._version_counter.version
         return
-    modified = "its base or another view of its base has been"
-    if view._multi_output_view:
-        raise RuntimeError(view_rebase_error(view, modified, MULTI_OUTPUT_RULE))
-    if view._made_in_no_grad:
-        raise RuntimeError(view_rebase_error(view, modified, NO_GRAD_RULE))
+    rule = _rule_against_inplace(view)
+    if rule is not None:
+        raise RuntimeError(view_rebase_error(view, "its base or another view of its base has "
+                                             "been", rule))
     view._view_version = view._version_counter.version     # (only now: an error repeats)
     view_node = AsStridedBackward0(base, view._view_replay)
     view_node.next_functions = (base._gradient_edge(),)

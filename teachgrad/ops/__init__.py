@@ -69,7 +69,7 @@ METHODS = {
     "tanh": pointwise.tanh, "sigmoid": pointwise.sigmoid, "relu": pointwise.relu,
     "clamp": pointwise.clamp, "clip": pointwise.clamp, "maximum": pointwise.maximum,
     "clamp_min": pointwise.clamp_min, "clamp_max": pointwise.clamp_max,
-    "minimum": pointwise.minimum, "clone": pointwise.clone,
+    "minimum": pointwise.minimum, "clone": inplace.clone,
     "masked_fill": pointwise.masked_fill, "masked_fill_": pointwise.masked_fill_,
     "square": pointwise.square, "floor": pointwise.floor, "ceil": pointwise.ceil,
     "round": pointwise.round, "log1p": pointwise.log1p, "expm1": pointwise.expm1,
@@ -122,8 +122,8 @@ METHODS = {
     "trace": reduction.trace,
     # matrix products
     "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "dot": linalg.dot,
-    "bmm": linalg.bmm, "outer": linalg.outer, "kron": linalg.kron, "cross": linalg.cross,
-    "det": linalg.det, "logdet": linalg.logdet, "slogdet": linalg.slogdet,
+    "addmm": linalg.addmm, "bmm": linalg.bmm, "outer": linalg.outer, "kron": linalg.kron,
+    "cross": linalg.cross, "det": linalg.det, "logdet": linalg.logdet, "slogdet": linalg.slogdet,
     "inverse": linalg.inverse, "dist": linalg.dist,
     # indexing
     "__getitem__": indexing.index, "__setitem__": indexing.setitem,
@@ -144,6 +144,7 @@ METHODS = {
     "clamp_": inplace.clamp_, "zero_": inplace.zero_, "fill_": inplace.fill_,
     "clamp_min_": inplace.clamp_min_, "clamp_max_": inplace.clamp_max_,
     "copy_": inplace.copy_, "uniform_": inplace.uniform_, "normal_": inplace.normal_,
+    "addmm_": inplace.addmm_,
     "bernoulli": inplace.bernoulli, "bernoulli_": inplace.bernoulli_,
     "t_": inplace.t_, "transpose_": inplace.transpose_, "swapaxes_": inplace.transpose_,
     "swapdims_": inplace.transpose_, "squeeze_": inplace.squeeze_,

@@ -12,9 +12,9 @@ tensor's shape and strides: the tensor becomes its own view (``reshape_inplace``
 import numpy as np
 
 from teachgrad import random
-from teachgrad.autograd import views
+from teachgrad.autograd import grad_mode, views
 from teachgrad.autograd.operation import Operation
-from teachgrad.ops import pointwise, shape
+from teachgrad.ops import linalg, pointwise, shape
 from teachgrad.ops.pointwise import as_tensor_like
 from teachgrad.tensor import Tensor
 
@@ -196,6 +196,34 @@ def copy_(self, src):
     return CopyBackwards.apply_inplace(self, as_tensor_like(src, self))
 
 
+def clone(input):
+    """``input.clone()``: a copy in memory of its own, recorded as ``CloneBackward0``.
+
+    PyTorch's clone makes an empty tensor and writes it with ``copy_``. Outside
+    inference_mode, autograd does not see the clone of an inference tensor, but it does see
+    that ``copy_`` into a normal tensor: the clone is at version 1, and the clone of a leaf
+    that requires grad has a ``CopyBackwards`` node. (Here, in the same layout: a clone of a
+    transposed tensor is transposed too.)
+    """
+    if input.is_inference() and not grad_mode.is_inference_mode_enabled():
+        return copy_(Tensor._make(np.empty_like(input._data)), input)
+    return pointwise.clone(input)
+
+
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """``self`` becomes ``beta * self + alpha * (mat1 @ mat2)``, recorded as ``AddmmBackward0``.
+    PyTorch checks in this order: autograd's rules, the dtypes, the factors, the shape of
+    ``self`` (which must be the product's: no broadcasting in place)."""
+    views.check_inplace_allowed(self, (mat1, mat2))
+    linalg._check_same_dtype("addmm", self, mat1, mat2)
+    linalg.check_factors(mat1, mat2)
+    product_size = [mat1.shape[0], mat2.shape[1]]
+    if list(self.shape) != product_size:
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output "
+                           f"tensor size {product_size} should match")
+    return linalg.AddmmBackward0.apply_inplace(self, mat1, mat2, alpha=alpha, beta=beta)
+
+
 def uniform_(self, a=0.0, b=1.0):
     values = random.uniform(self.shape, a, b, dtype=self._data.dtype)
     return UniformBackward0.apply_inplace(self, values=values)
@@ -271,14 +299,6 @@ class TBackward1(shape.TBackward0):
         return a.T
 
 
-class TransposeBackward1(shape.TransposeBackward0):
-    """``x.transpose_(0, 1)`` (and ``swapaxes_`` / ``swapdims_``)."""
-
-
-class UnsqueezeBackward1(shape.UnsqueezeBackward0):
-    """``x.unsqueeze_(0)``."""
-
-
 class SqueezeBackward3(shape.SqueezeBackward0):
     """``x.squeeze_()``: every dimension of size 1."""
 
@@ -315,13 +335,13 @@ def t_(self):
 
 def transpose_(self, dim0, dim1):
     dim0, dim1 = shape._check_dim(dim0, self.ndim), shape._check_dim(dim1, self.ndim)
-    return reshape_inplace(self, TransposeBackward1, lambda t: t.transpose(dim0, dim1),
+    return reshape_inplace(self, shape.TransposeBackward1, lambda t: t.transpose(dim0, dim1),
                            dim0=dim0, dim1=dim1)
 
 
 def unsqueeze_(self, dim):
-    dim = shape._check_dim(dim, self.ndim + 1)
-    return reshape_inplace(self, UnsqueezeBackward1, lambda t: t.unsqueeze(dim), dim=dim)
+    shape._check_dim(dim, self.ndim + 1)
+    return reshape_inplace(self, shape.UnsqueezeBackward1, lambda t: t.unsqueeze(dim), dim=dim)
 
 
 def squeeze_(self, dim=None):

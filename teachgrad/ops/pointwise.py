@@ -146,6 +146,18 @@ class NegBackward0(Operation):
         return -grad
 
 
+# The exponents PyTorch's CPU kernel computes with products and roots, not pow(): the
+# last bit of the result differs (1 / (x * x) is 0 for x = 1e20, pow(x, -2) a subnormal).
+_POWERS_BY_PRODUCTS = {
+    0.5: np.sqrt,
+    2: lambda a: a * a,
+    3: lambda a: a * a * a,
+    -0.5: lambda a: 1 / np.sqrt(a),        # -inf at -0., nan at -inf
+    -1: lambda a: 1 / a,
+    -2: lambda a: 1 / (a * a),
+}
+
+
 class PowBackward0(Operation):
     """tensor ** number."""
 
@@ -155,8 +167,10 @@ class PowBackward0(Operation):
         with quiet():
             if a.dtype.kind != "f":
                 return np.power(a, exponent)
-            if exponent == -0.5:     # PyTorch's 1 / sqrt(x): -inf at -0., nan at -inf
-                return 1 / np.sqrt(a)
+            special = _POWERS_BY_PRODUCTS.get(exponent)
+            if special is not None:     # (half precision: computed in float32, rounded once)
+                return special(a.astype(np.float32)).astype(a.dtype) if a.itemsize < 4 \
+                    else special(a)
             return np.power(a, np.asarray(exponent, dtype=a.dtype))
 
     def backward(self, grad):
@@ -739,8 +753,12 @@ class ToCopyBackward0(Operation):
 class CloneBackward0(Operation):
     promote = "none"
 
-    def forward(self, a):
-        return a.copy()
+    def forward(self, a, contiguous=False):
+        """A copy in memory of its own: row by row for ``contiguous`` (``x.contiguous()``),
+        else in the order of ``a``'s strides, as PyTorch's clone (a transpose stays one),
+        except for a broadcast (a stride 0), whose copy is laid out row by row."""
+        broadcast = any(stride == 0 and size > 1 for stride, size in zip(a.strides, a.shape))
+        return a.copy(order="C" if contiguous or broadcast else "K")
 
     def backward(self, grad):
         return grad
