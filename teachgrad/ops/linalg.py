@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from teachgrad import dtypes
+from teachgrad.autograd.graph import shared
 from teachgrad.autograd.operation import Operation
 from teachgrad.ieee import quiet_numpy
 from teachgrad.ops.distances import cdist, dist  # noqa: F401  (re-exported, see above)
@@ -32,9 +33,10 @@ def mat2_gradient(mat1, grad, mat2_sizes, mat2_strides):
 
 
 def element_strides(matrix):
-    """A numpy array's strides counted in elements, as PyTorch counts them (numpy counts bytes)."""
+    """A numpy array's strides counted in elements, as PyTorch counts them (numpy counts bytes);
+    one stored tuple for all nodes (``graph.shared``), like the sizes beside it."""
     rows, columns = matrix.strides
-    return rows // matrix.itemsize, columns // matrix.itemsize
+    return shared((rows // matrix.itemsize, columns // matrix.itemsize))
 
 
 class MmBackward0(Operation):
@@ -47,7 +49,7 @@ class MmBackward0(Operation):
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
-        self._saved_self_sym_sizes, self._saved_mat2_sym_sizes = a.shape, b.shape
+        self._saved_self_sym_sizes, self._saved_mat2_sym_sizes = shared(a.shape), shared(b.shape)
         if self.needs_input_grad[0]:
             self.save("mat2")
             self._saved_self_sym_strides = element_strides(a)
@@ -70,11 +72,13 @@ class AddmmBackward0(Operation):
     (``addmm`` and ``addmm_`` check the shapes first: ``check_factors``.)"""
     input_names = ("self", "mat1", "mat2")
     _saved_mat1_sym_strides = _saved_mat2_sym_strides = ()
+    _saved_alpha = _saved_beta = 1      # (a node stores them only when they are not)
 
     def forward(self, bias, a, b, alpha=1, beta=1):
         self._bias_is_row = bias.ndim == 1      # then its gradient is the batch sum
-        self._saved_alpha, self._saved_beta = alpha, beta
-        self._saved_mat1_sym_sizes, self._saved_mat2_sym_sizes = a.shape, b.shape
+        if not (alpha.__class__ is int and beta.__class__ is int and alpha == beta == 1):
+            self._saved_alpha, self._saved_beta = alpha, beta
+        self._saved_mat1_sym_sizes, self._saved_mat2_sym_sizes = shared(a.shape), shared(b.shape)
         if self.needs_input_grad[1]:
             self.save("mat2")
             self._saved_mat1_sym_strides = element_strides(a)

@@ -748,6 +748,10 @@ class NllLossBackward0(Operation):
             return counted, safe_target, counted.astype(x.dtype)
         return counted, safe_target, self._saved_weight[safe_target] * counted
 
+    def release_saved(self):
+        super().release_saved()
+        self._samples = None        # freed with the saved tensors (see samples)
+
     def backward(self, grad):
         """Each sample's gradient: -weight (÷ the total weight) at its target class, 0 elsewhere,
         times the incoming gradient; one op of that gradient and the input, as in PyTorch."""
