@@ -463,3 +463,108 @@ def _cross_entropy_with_probabilities(log_probs, target, weight, class_dim, redu
         return -products.sum()
     batch = log_probs.numel() // classes if log_probs.ndim > 1 else 1
     return pointwise.DivBackward1.apply(-products.sum(), other=batch)
+
+
+# ---- layer norm and more activations -------------------------------------------------
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise each sample over its last ``len(normalized_shape)`` dimensions."""
+    if isinstance(normalized_shape, int):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        "of ints, not int")
+    shape = tuple(normalized_shape)
+    if len(shape) > input.ndim or tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    for other, name in ((weight, "weight"), (bias, "bias")):
+        if other is not None and tuple(other.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(other.shape)} and normalized_shape = "
+                               f"{list(shape)}")
+        if other is not None and other.dtype is not input.dtype:
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{_type_name(input)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for "
+                                  f"'{_type_name(input)}'")
+    dtype = input._data.dtype
+    return nn_ops.NativeLayerNormBackward0.apply(
+        input, _constant(np.ones(shape, dtype=dtype)) if weight is None else weight,
+        _constant(np.zeros(shape, dtype=dtype)) if bias is None else bias,
+        normalized_shape=shape, eps=eps, has_weight=weight is not None,
+        has_bias=bias is not None)
+
+
+def _pointwise(node, input, inplace, **params):
+    """Apply an activation's node, in place on ``input`` if asked."""
+    if inplace:
+        return node.apply_inplace(input, **params)
+    return node.apply(input, **params)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _pointwise(nn_ops.HardtanhBackward0, input, inplace, min_val=min_val,
+                      max_val=max_val)
+
+
+def hardtanh_(input, min_val=-1, max_val=1):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0, 6, inplace)
+
+
+def threshold(input, threshold, value, inplace=False):
+    node = nn_ops.ThresholdBackward1 if inplace else nn_ops.ThresholdBackward0
+    return _pointwise(node, input, inplace, threshold=threshold, value=value)
+
+
+def threshold_(input, threshold, value):
+    return _pointwise(nn_ops.ThresholdBackward1, input, True, threshold=threshold, value=value)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    node = nn_ops.EluBackward1 if inplace else nn_ops.EluBackward0
+    return _pointwise(node, input, inplace, alpha=alpha, scale=1, input_scale=1)
+
+
+def elu_(input, alpha=1):
+    return elu(input, alpha, inplace=True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    node = nn_ops.EluBackward1 if inplace else nn_ops.EluBackward0
+    return _pointwise(node, input, inplace, alpha=_SELU_ALPHA, scale=_SELU_SCALE,
+                      input_scale=1)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def logsigmoid(input):
+    return nn_ops.LogSigmoidBackward0.apply(input)
+
+
+def softsign(input):
+    """x / (1 + |x|), composed of existing operations as in PyTorch."""
+    return input / (input.abs() + 1)
+
+
+def hardsigmoid(input, inplace=False):
+    return _pointwise(nn_ops.HardsigmoidBackward0, input, inplace)
+
+
+def hardswish(input, inplace=False):
+    return _pointwise(nn_ops.HardswishBackward0, input, inplace)
+
+
+def mish(input, inplace=False):
+    return _pointwise(nn_ops.MishBackward0, input, inplace)

@@ -344,3 +344,127 @@ class Embedding(Module):
     def extra_repr(self):
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         return text + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+
+
+class LayerNorm(Module):
+    """Normalises each sample over its last dimensions (``normalized_shape``), then scales
+    and shifts them element by element (``weight`` starts at ones, ``bias`` at zeros)."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.weight = Parameter(creation.empty(*self.normalized_shape, dtype=dtype)) \
+            if elementwise_affine else None
+        self.bias = Parameter(creation.empty(*self.normalized_shape, dtype=dtype)) \
+            if elementwise_affine and bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+def _inplace_text(inplace, separator=", "):
+    return f"{separator}inplace=True" if inplace else ""
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if not max_val > min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}" + _inplace_text(self.inplace)
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return _inplace_text(self.inplace, "")
+
+
+class Threshold(Module):
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}" + _inplace_text(self.inplace)
+
+
+class ELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + _inplace_text(self.inplace)
+
+
+class SELU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_text(self.inplace, "")
+
+
+class Mish(SELU):
+    def forward(self, input):
+        return F.mish(input, self.inplace)
+
+
+class Hardsigmoid(Module):
+    """(Prints as ``Hardsigmoid()`` even in place, as in PyTorch.)"""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Hardsigmoid):
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    def forward(self, input):
+        return F.softsign(input)

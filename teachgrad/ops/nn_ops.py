@@ -18,7 +18,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from teachgrad.autograd.operation import Operation
 from teachgrad.ieee import quiet_numpy
 from teachgrad.ops.indexing import EmbedBackward
-from teachgrad.ops.pointwise import times_number, where
+from teachgrad.ops.pointwise import ThresholdBackwardBackward0, times_number, where
 from teachgrad.tensor import Tensor
 
 
@@ -812,3 +812,277 @@ NllLossBackward0.gradient_op = NllLossBackwardBackward0
 class NllLoss2DBackward0(NllLossBackward0):
     """nll_loss on images: input (N, C, H, W), target (N, H, W)."""
     gradient_op = NllLoss2DBackwardBackward0
+
+
+# ---- layer norm -----------------------------------------------------------------------
+class NativeLayerNormBackward0(Operation):
+    """Normalise each sample over its last dimensions (``normalized_shape``), then scale by
+    weight and add bias, element by element.
+
+    As in PyTorch, the node keeps the input, the weight and bias (None when absent) and
+    each sample's mean and 1 / std (``_saved_result1``, ``_saved_result2``, shaped like
+    the input with the normalised dimensions kept as 1). Backward recomputes the
+    statistics from the saved input with teachgrad operations, so that a gradient of the
+    gradient is right too (PyTorch's gradient is one NativeLayerNormBackwardBackward0 node).
+    """
+    input_names = ("input", "weight", "bias")
+    kept_names = ("result1", "result2")
+
+    def forward(self, x, weight, bias, normalized_shape, eps, has_weight, has_bias):
+        self.save("input")
+        if has_weight:          # without, weight is all ones and PyTorch saves None
+            self.save("weight")
+        if has_bias:
+            self.save("bias")
+        self._saved_normalized_shape, self._eps = normalized_shape, eps
+        self._dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+        mean = x.mean(axis=self._dims, keepdims=True)
+        rstd = 1 / np.sqrt(x.var(axis=self._dims, keepdims=True) + x.dtype.type(eps))
+        self.keep("result1", mean)
+        self.keep("result2", rstd)
+        return (x - mean) * rstd * weight + bias
+
+    def backward(self, grad):
+        x, weight, dims = self._saved_input, self._saved_weight, self._dims
+        centered = x - x.mean(dims, keepdim=True)
+        rstd = ((centered * centered).mean(dims, keepdim=True) + self._eps) ** -0.5
+        normalized = centered * rstd
+        grad_input = None
+        if self.needs_input_grad[0]:
+            g = grad if weight is None else grad * weight
+            grad_input = rstd * (g - g.mean(dims, keepdim=True)
+                                 - normalized * (g * normalized).mean(dims, keepdim=True))
+        batch = x.ndim - len(dims)          # the leading dimensions, summed for weight and bias
+        return grad_input, _sum_leading(grad * normalized, batch), _sum_leading(grad, batch)
+
+
+def _sum_leading(t, count):
+    """``t`` summed over its first ``count`` dimensions (none: ``t`` itself)."""
+    return t.sum(tuple(range(count))) if count else t
+
+
+# ---- more activations: hardtanh, threshold, elu, logsigmoid, hard ones, mish -----------
+def _zeros_like(grad):
+    return Tensor._make(np.zeros(grad.shape, grad._data.dtype))
+
+
+class HardtanhBackward0(Operation):
+    """x clipped to [min_val, max_val] (relu6 is hardtanh with 0 and 6)."""
+
+    def forward(self, a, min_val, max_val):
+        self.save("self")
+        self._saved_min_val, self._saved_max_val = min_val, max_val
+        return np.clip(a, a.dtype.type(min_val), a.dtype.type(max_val))  # ints stay ints
+
+    def backward(self, grad):
+        return HardtanhBackwardBackward0.apply(grad, self._saved_self,
+                                               min_val=self._saved_min_val,
+                                               max_val=self._saved_max_val)
+
+
+class HardtanhBackwardBackward0(Operation):
+    """hardtanh's gradient: ``grad`` strictly inside (min_val, max_val), 0 at and past the
+    bounds (and ``grad`` at NaN, which fails both comparisons), as one node."""
+    input_names = ("grad_output", "self")
+
+    def forward(self, grad, a, min_val, max_val):
+        self.save("self")
+        self._saved_min_val, self._saved_max_val = min_val, max_val
+        return np.where((a <= min_val) | (a >= max_val), grad.dtype.type(0), grad)
+
+    def backward(self, grad):
+        grad_grad_output = HardtanhBackwardBackward0.apply(
+            grad, self._saved_self, min_val=self._saved_min_val, max_val=self._saved_max_val)
+        return grad_grad_output, _zeros_like(grad)
+
+
+class ThresholdBackward0(Operation):
+    """``value`` where x <= threshold, else x."""
+
+    def forward(self, a, threshold, value):
+        self.save("self")
+        self._saved_threshold = threshold
+        return np.where(a <= threshold, a.dtype.type(value), a)
+
+    def backward(self, grad):
+        return ThresholdBackwardBackward0.apply(grad, self._saved_self,
+                                                threshold=self._saved_threshold)
+
+
+class ThresholdBackward1(ThresholdBackward0):
+    """In place (the node keeps a copy of the input, as PyTorch does)."""
+
+
+class EluBackward0(Operation):
+    """scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1).
+
+    elu has scale = input_scale = 1; selu is elu with PyTorch's fixed alpha and scale.
+    """
+
+    def forward(self, a, alpha, scale, input_scale):
+        self.save("self")
+        return self.elu(a, alpha, scale, input_scale)
+
+    def elu(self, a, alpha, scale, input_scale):
+        self._saved_alpha, self._saved_scale, self._saved_input_scale = alpha, scale, input_scale
+        return quiet_numpy.run(_elu, a, alpha, scale, input_scale)   # exp overflows unused
+
+    def backward(self, grad):
+        return EluBackwardBackward0.apply(grad, self._saved_self, **self.parameters(False))
+
+    def parameters(self, is_result):
+        return dict(alpha=self._saved_alpha, scale=self._saved_scale,
+                    input_scale=self._saved_input_scale, is_result=is_result)
+
+
+class EluBackward1(EluBackward0):
+    """In place: the input is overwritten, so backward computes from the result."""
+
+    def forward(self, a, alpha, scale, input_scale):
+        self.save("result")
+        return self.elu(a, alpha, scale, input_scale)
+
+    def backward(self, grad):
+        return EluBackwardBackward0.apply(grad, self._saved_result, **self.parameters(True))
+
+
+def _elu(a, alpha, scale, input_scale):
+    dtype = a.dtype.type
+    negative = dtype(alpha * scale) * np.expm1(a * dtype(input_scale))
+    return np.where(a > 0, a * dtype(scale), negative)
+
+
+class EluBackwardBackward0(Operation):
+    """elu's gradient as one node (PyTorch's elu_backward), from the input or, in place,
+    from the result (``is_result``): where x <= 0 the slope is input_scale times
+    (result + alpha * scale), the same as alpha * scale * input_scale * exp(input_scale x)."""
+    input_names = ("grad_output", "self_or_result")
+
+    def forward(self, grad, s, alpha, scale, input_scale, is_result):
+        self.save("grad_output")
+        self.save("self_or_result")
+        self._saved_alpha, self._saved_scale = alpha, scale
+        self._saved_input_scale, self._saved_is_result = input_scale, is_result
+        return quiet_numpy.run(_elu_gradient, grad, s, alpha, scale, input_scale, is_result)
+
+    def backward(self, grad):
+        """PyTorch's elu_double_backward, written with teachgrad ops."""
+        s, grad_output = self._saved_self_or_result, self._saved_grad_output
+        parameters = dict(alpha=self._saved_alpha, scale=self._saved_scale,
+                          input_scale=self._saved_input_scale, is_result=self._saved_is_result)
+        grad_grad_output = EluBackwardBackward0.apply(grad, s, **parameters)
+        scaled = times_number(grad * grad_output, self._saved_input_scale)
+        if not self._saved_is_result:
+            scaled = EluBackwardBackward0.apply(scaled, s, **parameters)
+        return grad_grad_output, scaled * (s < 0).to(grad.dtype)
+
+
+def _elu_gradient(grad, s, alpha, scale, input_scale, is_result):
+    dtype = s.dtype.type
+    if is_result:
+        negative = grad * dtype(input_scale) * (s + dtype(alpha * scale))
+    else:
+        negative = grad * dtype(input_scale) * dtype(alpha * scale) * np.exp(s * dtype(input_scale))
+    return np.where(s <= 0, negative, grad * dtype(scale))
+
+
+class LogSigmoidBackward0(Operation):
+    """log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)); the node keeps exp(-|x|) as
+    ``_saved_buffer``, as PyTorch does on the CPU."""
+    kept_names = ("buffer",)
+
+    def forward(self, a):
+        self.save("self")
+        buffer = np.exp(-np.abs(a))
+        self.keep("buffer", buffer)
+        return np.minimum(a, 0) - np.log1p(buffer)
+
+    def backward(self, grad):
+        return LogSigmoidBackwardBackward0.apply(grad, self._saved_self,
+                                                 buffer=self._saved_buffer._data)
+
+
+class LogSigmoidBackwardBackward0(Operation):
+    """logsigmoid's gradient, ``grad * sigmoid(-x)`` from the buffer, as one node."""
+    input_names = ("grad_output", "self")
+    kept_names = ("buffer",)
+
+    def forward(self, grad, a, buffer):
+        self.save("grad_output")
+        self.save("self")
+        self.keep("buffer", buffer)
+        share = buffer / (1 + buffer)
+        return grad * np.where(a < 0, 1 - share, share)
+
+    def backward(self, grad):
+        x = self._saved_self
+        grad_grad_output = LogSigmoidBackwardBackward0.apply(grad, x,
+                                                             buffer=self._saved_buffer._data)
+        z = x.sigmoid()
+        return grad_grad_output, grad * self._saved_grad_output * (z - 1) * z
+
+
+class HardsigmoidBackward0(Operation):
+    """min(max(x + 3, 0), 6) / 6. Its gradient, 1/6 strictly between -3 and 3, is built
+    from constants: PyTorch cannot differentiate it again (its node is NotImplemented)."""
+
+    def forward(self, a):
+        self.save("self")
+        return np.minimum(np.maximum(a + 3, 0), 6) / a.dtype.type(6)
+
+    def backward(self, grad):
+        x = self._saved_self._data
+        slope = np.where((x > -3) & (x < 3), x.dtype.type(1 / 6), x.dtype.type(0))
+        return grad * Tensor._make(slope)
+
+
+class HardswishBackward0(Operation):
+    """x * min(max(x + 3, 0), 6) / 6."""
+
+    def forward(self, a):
+        self.save("self")
+        return quiet_numpy.run(_hardswish, a)      # -inf * 0: nan, as in PyTorch
+
+    def backward(self, grad):
+        return HardswishBackwardBackward0.apply(grad, self._saved_self)
+
+
+def _hardswish(a):
+    return a * np.minimum(np.maximum(a + 3, 0), 6) / a.dtype.type(6)
+
+
+class HardswishBackwardBackward0(Operation):
+    """hardswish's gradient: 0 up to -3, grad * (x / 3 + 1/2) below 3, else ``grad``."""
+    input_names = ("grad_output", "self")
+
+    def forward(self, grad, a):
+        self.save("grad_output")
+        self.save("self")
+        dtype = a.dtype.type
+        middle = grad * (a / dtype(3) + dtype(0.5))
+        return np.where(a <= -3, dtype(0), np.where(a < 3, middle, grad))
+
+    def backward(self, grad):
+        x = self._saved_self
+        grad_grad_output = HardswishBackwardBackward0.apply(grad, x)
+        inside = (x > -3) & (x < 3)
+        return grad_grad_output, where(inside, grad * self._saved_grad_output / 3, _zeros_like(grad))
+
+
+class MishBackward0(Operation):
+    """x * tanh(softplus(x))."""
+
+    def forward(self, a):
+        self.save("self")
+        return quiet_numpy.run(_mish, a)
+
+    def backward(self, grad):
+        """PyTorch's infinitely differentiable form, with teachgrad ops."""
+        x = self._saved_self
+        sigmoid = x.sigmoid()
+        tanh_softplus = SoftplusBackward0.apply(x, beta=1.0, threshold=20.0).tanh()
+        return grad * (tanh_softplus + x * sigmoid * (1 - tanh_softplus * tanh_softplus))
+
+
+def _mish(a):
+    return a * np.tanh(np.log1p(np.exp(a)))

@@ -500,17 +500,21 @@ def where_or_zero(mask, values):
 
 
 class ThresholdBackwardBackward0(Operation):
-    """relu's gradient: ``grad`` where the output was above the threshold, else 0."""
+    """relu's and threshold's gradient: ``grad`` where ``self`` (relu: its output) is above
+    the threshold, else 0, as one node (PyTorch's threshold_backward); differentiated
+    again, it is itself for ``grad`` and 0 for ``self``."""
     input_names = ("grad_output", "self")
 
-    def forward(self, grad, output, threshold):
-        self._mask = ~(output <= threshold)     # (a nan output passes the gradient too)
-        return where_or_zero(self._mask, grad)
+    def forward(self, grad, a, threshold):
+        self.save("self")
+        self._saved_threshold = threshold
+        return where_or_zero(~(a <= threshold), grad)     # (a nan passes the gradient too)
 
     def backward(self, grad):
-        grad_grad_output = grad * Tensor._make(self._mask) if self.needs_input_grad[0] else None
-        grad_self = grad * 0 if self.needs_input_grad[1] else None   # flat almost everywhere
-        return grad_grad_output, grad_self
+        from teachgrad import creation
+        grad_grad_output = ThresholdBackwardBackward0.apply(
+            grad, self._saved_self, threshold=self._saved_threshold)
+        return grad_grad_output, creation.zeros_like(grad)
 
 
 def _clip(a, low, high):
