@@ -7,31 +7,15 @@ import pytest
 
 try:
     from . import differential as D
+    from .test_inference_edges import (_inside_the_mode, _leaf_made_inside, _made_inside,
+                                       _under_no_grad)
 except ImportError:
     import differential as D
+    from test_inference_edges import (_inside_the_mode, _leaf_made_inside, _made_inside,
+                                      _under_no_grad)
 
 torch = pytest.importorskip("torch")
 run = D.run_both
-
-
-def _made_inside(tg):
-    with tg.inference_mode():
-        return tg.ones(2) * 3
-
-
-def _leaf_made_inside(tg):
-    with tg.inference_mode():
-        return tg.tensor([1.0, 2.0], requires_grad=True)
-
-
-def _under_no_grad(tg, f):
-    with tg.no_grad():
-        return f()
-
-
-def _inside_the_mode(tg, f):
-    with tg.inference_mode():
-        return f()
 
 
 # ---- 1. clone of an inference tensor ------------------------------------------------------
