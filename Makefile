@@ -66,6 +66,8 @@ test-unit:
 # (addresses, ipykernel's cell paths).  SVG drawings are left out of the comparison (their bytes
 # depend on graphviz's version); the text form of each drawing, text/plain, is compared.
 # --dist loadscope keeps each notebook's cells together, in one worker and one kernel.
+# The plugin also starts a kernel again when it does not answer (two workers' kernels can pick
+# the same port), up to three times.
 NBVAL_OPTS := -p teachgrad.course.nbval_plugin --nbval-skip-mime image/svg+xml --nbval-skip-mime text/html \
   --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg -n 2 --dist loadscope
 

@@ -16,7 +16,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 import teachgrad as torch
-from teachgrad.course import check, make_exercises, run_notebooks
+from teachgrad.course import check, make_exercises, nbval_plugin, run_notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
@@ -313,9 +313,9 @@ DRAWING_CELL = ("class Drawing:\n"
                 "Drawing()")
 
 
-def _nbval(mode, folder, tmp_path):
+def _nbval(mode, folder, tmp_path, *extra_options):
     report = tmp_path / f"{folder.name}.xml"
-    subprocess.run([sys.executable, "-m", "pytest", mode, *makefile_nbval_options(),
+    subprocess.run([sys.executable, "-m", "pytest", mode, *makefile_nbval_options(), *extra_options,
                     "-p", "no:cacheprovider", "-q", f"--junitxml={report}", str(folder)],
                    cwd=ROOT, capture_output=True, text=True, timeout=300)
     outcomes = {}
@@ -350,6 +350,63 @@ def test_nbval_compares_text_not_svg_and_runs_untouched_exercises(sample, tmp_pa
     assert outcomes == {"good": True, "svg_changed": True, "text_changed": False,
                         "solution": True}
     assert _nbval("--nbval-lax", sample / "exercises", tmp_path) == {"01_sample": True}
+
+
+FIRST_KERNEL_START_FAILS = """
+import nbval.kernel
+from pathlib import Path
+
+FAILURES = Path(__file__).with_name("failed_starts.txt")
+real_start = nbval.kernel.start_new_kernel
+
+def fail_first_start(*args, **kwargs):
+    if not getattr(fail_first_start, "failed", False):
+        fail_first_start.failed = True
+        with FAILURES.open("a") as log:
+            log.write("failed\\n")
+        raise RuntimeError("Kernel didn't respond in 60 seconds")
+    return real_start(*args, **kwargs)
+
+nbval.kernel.start_new_kernel = fail_first_start
+"""
+
+
+@pytest.mark.parametrize("attempts, passes", [("3", True), ("1", False)])
+def test_a_kernel_that_does_not_answer_is_started_again(attempts, passes, tmp_path):
+    """Each worker's first kernel start fails, as in a port clash; a second start runs the cells."""
+    folder = tmp_path / "flaky"
+    folder.mkdir()
+    (folder / "conftest.py").write_text(FIRST_KERNEL_START_FAILS)
+    notebook = folder / "notebook.ipynb"
+    nbformat.write(new_notebook(cells=[new_code_cell("print(6 * 7)")]), notebook, version=4)
+    run_notebooks.run_notebook(notebook)
+    outcomes = _nbval("--nbval", folder, tmp_path, "--nbval-kernel-start-attempts", attempts)
+    assert outcomes == {"notebook": passes}
+    assert (folder / "failed_starts.txt").read_text().count("failed") >= 1
+
+
+def test_retrying_gives_up_after_the_last_attempt():
+    calls = []
+
+    def start(*args, **kwargs):
+        calls.append((args, kwargs))
+        raise RuntimeError("Kernel didn't respond in 60 seconds")
+
+    with pytest.raises(RuntimeError, match="didn't respond"):
+        nbval_plugin.retrying(start, attempts=3)("kernel", startup_timeout=60)
+    assert calls == [(("kernel",), {"startup_timeout": 60})] * 3
+
+
+def test_retrying_passes_other_errors_through_at_once():
+    calls = []
+
+    def start():
+        calls.append(1)
+        raise KeyError("no such kernel")
+
+    with pytest.raises(KeyError):
+        nbval_plugin.retrying(start, attempts=3)()
+    assert calls == [1]
 
 
 # ---------------------------------------------------------------- teachgrad.course.check
