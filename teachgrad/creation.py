@@ -3,9 +3,11 @@
 A tensor made here is a leaf: it has no ``grad_fn``. Pass ``requires_grad=True``
 to make it a leaf that autograd will compute a gradient for.
 """
+import math
+
 import numpy as np
 
-from teachgrad import dtypes, random
+from teachgrad import dtypes, ieee, random
 from teachgrad.ops.shape import as_shape
 from teachgrad.tensor import Tensor
 
@@ -47,8 +49,35 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         data = data._data
     elif isinstance(data, (list, tuple)) and _contains_tensors(data):
         data = _tensors_to_lists(data)
-    numpy_dtype = dtype.numpy if dtype is not None else _infer_dtype(data)
-    return _leaf(np.array(data, dtype=numpy_dtype), requires_grad)
+    numpy_dtype = dtype.numpy if dtype is not None else np.dtype(_infer_dtype(data))
+    values = np.asarray(data)
+    if not isinstance(data, np.ndarray) and (dtype is None or numpy_dtype.kind in "iu"):
+        _check_integers_fit(data, values, numpy_dtype)
+    return _leaf(ieee.cast(values, numpy_dtype), requires_grad)
+
+
+def _check_integers_fit(data, values, numpy_dtype):
+    """PyTorch's errors for Python numbers that an integer dtype cannot hold (an unsigned
+    type takes -max..-1, wrapping around). Floats beyond a float type's range become inf."""
+    if values.dtype.kind in "Ouf" and values.size and _holds_huge_int(data, values):
+        raise ValueError("Overflow when unpacking long long")
+    if numpy_dtype.kind not in "iu":
+        return
+    limits = np.iinfo(numpy_dtype)
+    smallest = -int(limits.max) if limits.min == 0 else limits.min
+    if values.size and not (np.isfinite(values).all() and smallest <= values.min()
+                            and values.max() <= limits.max):
+        raise RuntimeError(f"value cannot be converted to type {np.dtype(numpy_dtype)} "
+                           "without overflow")
+
+
+def _holds_huge_int(data, values):
+    """Whether Python ``data`` (made into ``values``) has an int that int64 cannot hold."""
+    if values.dtype.kind in "fu" and not np.abs(values).max() >= 2.0**63:
+        return False                        # the common case, decided without a loop
+    if isinstance(data, (list, tuple)):
+        return any(_holds_huge_int(item, np.asarray(item)) for item in data)
+    return isinstance(data, int) and not -2**63 <= data < 2**63
 
 
 def _contains_tensors(data):
@@ -91,7 +120,9 @@ def empty(*size, dtype=None, requires_grad=False, device=None):
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     if dtype is None:
         dtype = dtypes.default_dtype_for_category(dtypes.scalar_category(fill_value))
-    return _leaf(np.full(as_shape((size,)), fill_value, dtype=dtype.numpy), requires_grad)
+    shape = as_shape((size,))
+    dtypes.check_fits(fill_value, dtype, math.prod(shape))
+    return _leaf(ieee.cast(np.full(shape, fill_value), dtype.numpy), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):

@@ -47,6 +47,37 @@ C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "l
            "float16": "c10::Half", "float32": "float", "float64": "double"}
 _DEFAULT_FLOAT = [float32]
 
+# How PyTorch's overflow check names a dtype ("value cannot be converted to type int64_t
+# without overflow")
+_OVERFLOW_NAMES = {"uint8": "uint8_t", "int32": "int", "int64": "int64_t",
+                   "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def check_fits(number, dtype, numel=2):
+    """Refuse, as PyTorch does, a Python number that ``dtype`` cannot hold (``fill_``, ``full``).
+
+    A float type holds inf and nan but nothing finite beyond its largest value; an integer
+    type holds neither, and an unsigned one also takes -max..-1 (they wrap around). Numbers
+    go to bool as they are. One quirk is PyTorch's own: a one-element float16 tensor is
+    filled without the check (and becomes inf).
+    """
+    if isinstance(number, int) and not -2**63 <= number < 2**64:
+        raise OverflowError("int too big to convert" if number > 0 else
+                            "can't convert negative int to unsigned")
+    if dtype is bool_ or (dtype is float16 and numel == 1):
+        return
+    if dtype.is_floating_point:
+        largest = float(np.finfo(dtype.numpy).max)
+        fits = not np.isfinite(number) or -largest <= number <= largest
+    else:
+        limits = np.iinfo(dtype.numpy)
+        largest = float(limits.max) if isinstance(number, float) else int(limits.max)
+        smallest = -largest if limits.min == 0 else limits.min
+        fits = bool(np.isfinite(number)) and smallest <= number <= largest
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_OVERFLOW_NAMES[dtype.name]} "
+                           "without overflow")
+
 
 def from_numpy_dtype(numpy_dtype):
     """The teachgrad dtype of a numpy dtype (TypeError if teachgrad has none)."""

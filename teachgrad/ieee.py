@@ -17,6 +17,13 @@ def quiet():
     return np.errstate(over="ignore", divide="ignore", invalid="ignore")
 
 
+def cast(array, numpy_dtype):
+    """``array.astype(numpy_dtype)`` without numpy's warnings, as PyTorch converts: a float
+    beyond the new type's range becomes inf, and an integer type takes nan or inf silently."""
+    with quiet():
+        return np.asarray(array).astype(numpy_dtype)
+
+
 class QuietNumpy(threading.local):
     """``quiet_numpy.run(function, *args, **kwargs)`` calls ``function`` without numpy's
     warnings. numpy 2 keeps its error state in a context variable: ``run`` calls in a copy

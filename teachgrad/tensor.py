@@ -11,7 +11,7 @@ import weakref
 
 import numpy as np
 
-from teachgrad import dtypes, printing
+from teachgrad import dtypes, ieee, printing
 from teachgrad.autograd import engine, grad_mode, views
 from teachgrad.autograd.graph import AccumulateGrad, HookDict, add_hook
 
@@ -294,7 +294,7 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         array = self.numpy()
-        return array if dtype is None else array.astype(dtype)
+        return array if dtype is None else ieee.cast(array, dtype)
 
     def __len__(self):
         if self._data.ndim == 0:

@@ -11,9 +11,10 @@ tensor's shape and strides: the tensor becomes its own view (``reshape_inplace``
 """
 import numpy as np
 
-from teachgrad import random
+from teachgrad import dtypes, random
 from teachgrad.autograd import grad_mode, views
 from teachgrad.autograd.operation import Operation
+from teachgrad.ieee import cast, quiet
 from teachgrad.ops import linalg, pointwise, shape
 from teachgrad.ops.pointwise import as_tensor_like
 from teachgrad.tensor import Tensor
@@ -24,7 +25,7 @@ class OverwriteOperation(Operation):
     promote = "none"
 
     def forward(self, a, values):
-        return np.broadcast_to(np.asarray(values, dtype=a.dtype), a.shape)
+        return np.broadcast_to(cast(values, a.dtype), a.shape)
 
     def backward(self, grad):
         return grad * 0
@@ -112,7 +113,8 @@ class CopyBackwards(Operation):
         return "teachgrad::autograd::CopyBackwards"     # PyTorch: torch::autograd::CopyBackwards
 
     def forward(self, dst, src):
-        return np.broadcast_to(src, dst.shape).astype(dst.dtype, copy=False)
+        with quiet():       # as PyTorch: what float16 cannot hold becomes inf, silently
+            return np.broadcast_to(src, dst.shape).astype(dst.dtype, copy=False)
 
     def backward(self, grad):
         return grad * 0, grad
@@ -189,6 +191,7 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.ndim} dimensions.")
         return FillBackward3.apply_inplace(self, value)
+    dtypes.check_fits(value, self.dtype, self.numel())
     return FillBackward2.apply_inplace(self, values=value)
 
 

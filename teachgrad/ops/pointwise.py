@@ -11,7 +11,7 @@ import numpy as np
 
 from teachgrad import dtypes
 from teachgrad.autograd.operation import Operation
-from teachgrad.ieee import quiet, quiet_numpy
+from teachgrad.ieee import cast, quiet, quiet_numpy
 from teachgrad.tensor import Tensor
 
 
@@ -748,7 +748,7 @@ class ToCopyBackward0(Operation):
     promote = "none"
 
     def forward(self, a, dtype):
-        return a.astype(dtype.numpy)
+        return cast(a, dtype.numpy)
 
     def backward(self, grad):
         return grad        # the engine casts it back to the input's dtype
