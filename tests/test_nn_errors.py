@@ -161,6 +161,8 @@ CONSTRUCTOR_CALLS = {
     "batch_size": lambda lib, params: lib.utils.data.DataLoader([1, 2], batch_size=0),
     "tensor_dataset_sizes": lambda lib, params: lib.utils.data.TensorDataset(
         lib.zeros(3, 2), lib.zeros(2)),
+    "integer_parameter": lambda lib, params: lib.nn.Parameter(lib.tensor([1, 2])),
+    "parameter_of_a_list": lambda lib, params: lib.nn.Parameter([1.0]),
 }
 
 

@@ -9,8 +9,11 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         from teachgrad.creation import empty
-        data = empty(0) if data is None else data
-        parameter = cls._make(data._data, data._version_counter)   # (as detach() does)
+        data = empty(0) if data is None else data.detach()
+        if requires_grad and not data.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        parameter = cls._make(data._data, data._version_counter)
         parameter.requires_grad = requires_grad
         return parameter
 
