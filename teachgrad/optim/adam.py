@@ -11,7 +11,8 @@ weights directly, p *= 1 - lr * weight_decay ("decoupled" weight decay).
 import numpy as np
 
 from teachgrad import creation
-from teachgrad.optim.optimizer import Optimizer, implementation_options, refuse_negative
+from teachgrad.optim.optimizer import (Optimizer, implementation_options, refuse_bad_betas,
+                                      refuse_negative)
 
 
 class Adam(Optimizer):
@@ -19,9 +20,7 @@ class Adam(Optimizer):
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         refuse_negative(lr=lr, eps=eps)
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        refuse_bad_betas(betas)
         refuse_negative(weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, maximize=maximize,

@@ -150,6 +150,13 @@ def refuse_negative(**options):
             raise ValueError(f"Invalid {_OPTION_NAMES.get(name, name + ' value')}: {value}")
 
 
+def refuse_bad_betas(betas):
+    """PyTorch's ValueError for a beta (the decay of a running average) outside [0, 1)."""
+    for i, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+
+
 def implementation_options(foreach, fused, **more):
     """PyTorch's ``foreach`` and ``fused`` pick one of several kernels that make the same
     update (``capturable`` and ``differentiable`` are about CUDA graphs and autograd through
