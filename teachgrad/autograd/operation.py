@@ -185,8 +185,9 @@ class Operation(Node):
         node._inplace = True
         result = node._forward_checked(arrays, params)
         if node._recording and "self" in node._saved:
-            # backward needs the old value of the target, which we are about to overwrite
-            node._saved["self"] = SavedTensor(target.detach().clone())
+            # backward needs the old value of the target, which we are about to overwrite: a
+            # clone, recorded (CloneBackward0), so that a second derivative reaches it too
+            node._saved["self"] = SavedTensor(target.clone())
         views.write_inplace(target, result, others)
         if node._recording:
             views.rebase_history(target, node, inputs)

@@ -142,6 +142,8 @@ def div_(self, other):
 
 
 def pow_(self, exponent):
+    if isinstance(exponent, Tensor):
+        return pointwise.PowBackward1.apply_inplace(self, as_tensor_like(exponent, self))
     return pointwise.PowBackward0.apply_inplace(self, exponent=exponent)
 
 
