@@ -40,6 +40,17 @@ from teachgrad.ops.pointwise import (abs, acos, add, addcdiv, addcmul, allclose,
                                      maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
                                      round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
                                      where)
+from teachgrad.ops.pointwise import (
+    abs as absolute, abs_, acosh, acosh as arccosh, acosh_, acosh_ as arccosh_, asinh,
+    asinh as arcsinh, asinh_, asinh_ as arcsinh_, atanh, atanh as arctanh, atanh_,
+    atanh_ as arctanh_, copysign, deg2rad, deg2rad_, div as divide, div as true_divide, erfc,
+    erfc_, erfinv, exp2, exp2_, float_power, fmax, fmin, frac, frac_, heaviside, hypot, isin,
+    isneginf, isposinf, isreal, ldexp, ldexp_, logaddexp, logaddexp2, logical_xor, logit,
+    logit_, mul as multiply, ne as not_equal, neg as negative, nextafter, positive, rad2deg,
+    rad2deg_, sgn, signbit, sinc, sinc_, sub as subtract, xlogy, xlogy_)
+from teachgrad.ops.inplace import neg_ as negative_
+from teachgrad.ops.reduction import (aminmax, cummax, cummin, logcumsumexp, std_mean,
+                                     var_mean)
 from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argsort, cumprod,
                                      cumsum,
                                      log_softmax, logsumexp, max, mean, min, norm, prod, softmax,

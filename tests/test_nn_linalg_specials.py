@@ -224,12 +224,6 @@ def test_second_derivative_at_repeated_singular_values():
 
 
 # ---- the backward graphs of the other norms ---------------------------------------------------
-GRADIENT_GRAPH_GAPS = {
-    "vector_norm_p1_keepdim": "torch's gradient is sgn(x) * grad (SgnBackward0); teachgrad has "
-                              "no sgn, it uses sign (SignBackward0): a pointwise.py matter",
-    "norm_of_a_vector_p3": "for dim=None torch's norm_backward unsqueezes nothing; teachgrad's "
-                           "LinalgVectorNormBackward0 unsqueezes the norm: a reduction.py matter",
-}
 
 
 def _norm_leaf(tg):
@@ -242,10 +236,7 @@ def test_other_norms_backward_graph(case):
     run_quietly(lambda tg: D.graph(OTHER_NORMS[case](tg, _norm_leaf(tg))))
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(case, marks=pytest.mark.xfail(
-        not D.SELFTEST, strict=True, reason=GRADIENT_GRAPH_GAPS[case]))
-    if case in GRADIENT_GRAPH_GAPS else case for case in sorted(OTHER_NORMS)])
+@pytest.mark.parametrize("case", sorted(OTHER_NORMS))
 def test_other_norms_gradient_graph(case):
     """The graph of the gradient under create_graph=True, and the second derivative."""
     def prog(tg):

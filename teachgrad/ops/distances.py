@@ -31,17 +31,17 @@ def norm_gradient(grad, x, p, norm):
     the norm for p = ±inf (shared between ties), sign(x) |x|^(p-1) / norm^(p-1) otherwise.
     Where the norm is 0 the gradient is 0."""
     if p == 1:
-        return x.sign() * grad
+        return x.sgn() * grad
     if p == 2:
         return grad * (x / norm).masked_fill(norm == 0, 0)
     if math.isinf(p):
         magnitudes = x.abs()
         at_the_norm = (magnitudes == norm) | magnitudes.isnan()
-        return x.sign() * ((grad / at_the_norm.sum()) * at_the_norm)
+        return x.sgn() * ((grad / at_the_norm.sum()) * at_the_norm)
     if p < 1:
-        scaled = x.sign() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
+        scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
         return scaled * grad * norm.pow(1 - p)
-    scaled = x.sign() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
     return scaled * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)
 
 

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from teachgrad import dtypes
+from teachgrad.autograd import grad_mode
 from teachgrad.autograd.operation import Operation
 from teachgrad.ieee import cast, quiet, quiet_numpy
 from teachgrad.tensor import Tensor
@@ -198,7 +199,8 @@ class PowBackward1(Operation):
         base, exponent = self._saved_self, self._saved_exponent
         grad_base = grad_exponent = None
         if self.needs_input_grad[0]:
-            grad_base = where(exponent == 0, 0.0, grad * (exponent * base ** (exponent - 1)))
+            grad_base = where(exponent == 0, 0.0,
+                              grad * (exponent * base ** minus_number(exponent, 1)))
         if self.needs_input_grad[1]:
             log_base = where((exponent >= 0) & (base == 0), 0.0, self._saved_result * base.log())
             grad_exponent = grad * log_base
@@ -214,6 +216,9 @@ class PowBackward2(Operation):
         self.save("exponent")
         self.save("result")
         with quiet():
+            if exponent.dtype.kind in "iu" and (exponent < 0).any():
+                # integers to negative powers: truncated, as in PyTorch (2 ** -3 is 0)
+                return np.trunc(np.power(float(base), exponent)).astype(exponent.dtype)
             return np.power(np.asarray(base, dtype=exponent.dtype), exponent).astype(exponent.dtype)
 
     def backward(self, grad):
@@ -464,11 +469,13 @@ class AbsBackward0(Operation):
         return np.abs(a)
 
     def backward(self, grad):
-        return grad * self._saved_self.sign()
+        return grad * self._saved_self.sgn()
 
 
 class SignBackward0(Operation):
     def forward(self, a):
+        if a.dtype == bool:
+            return a.copy()
         if a.dtype.kind == "f":     # PyTorch's sign is (0 < x) - (x < 0): 0 for nan
             return np.where(np.isnan(a), a.dtype.type(0), np.sign(a))
         return np.sign(a)
@@ -817,6 +824,45 @@ class MaskedFillBackward1(Operation):
     def backward(self, grad):
         filled = self._saved_mask
         return where(filled, 0.0, grad), where(filled, grad, 0.0).sum()
+
+
+class AddBackward1(Operation):
+    """A tensor plus a Python number, as PyTorch's C++ gradient formulas write it (Python's
+    ``x + 1`` wraps the number in a tensor and records AddBackward0)."""
+
+    def forward(self, a, other):
+        return quiet_numpy.run(np.add, *self.promoted(a, other))
+
+    @staticmethod
+    def promoted(a, number):
+        """``a`` and ``number`` as arrays of one dtype: an integer tensor and a float number
+        give the default float type, as in PyTorch."""
+        if a.dtype.kind != "f" and isinstance(number, float):
+            a = a.astype(dtypes.get_default_dtype().numpy)
+        return a, np.asarray(number, dtype=a.dtype)
+
+    def backward(self, grad):
+        return grad
+
+
+class SubBackward1(AddBackward1):
+    """A tensor minus a Python number (C++'s ``x - 1``)."""
+
+    def forward(self, a, other):
+        return quiet_numpy.run(np.subtract, *self.promoted(a, other))
+
+
+def plus_number(tensor, number):
+    return AddBackward1.apply(tensor, other=number)
+
+
+def minus_number(tensor, number):
+    return SubBackward1.apply(tensor, other=number)
+
+
+def number_minus(number, tensor):
+    """``number - tensor`` as C++ writes it: the number becomes a 0-d tensor (SubBackward0)."""
+    return sub(as_tensor_like(number, tensor), tensor)
 
 
 def times_number(tensor, number):
@@ -1287,3 +1333,663 @@ def fmod(input, other):
     if isinstance(other, Tensor):
         return FmodBackward1.apply(input, other)
     return FmodBackward0.apply(input, other=other)
+
+
+# ---- more functions of one tensor ------------------------------------------------------
+class SgnBackward0(SignBackward0):
+    """``x.sgn()``: for real numbers the sign, recorded under its own name (for complex
+    numbers, which teachgrad does not have, it is x / |x|). Its gradient is 0."""
+
+
+class AsinhBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        return np.arcsinh(a)
+
+    def backward(self, grad):
+        return grad * plus_number(self._saved_self.pow(2), 1).rsqrt()
+
+
+class AcoshBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        return quiet_numpy.run(np.arccosh, a)           # nan below 1
+
+    def backward(self, grad):
+        x = self._saved_self
+        return grad * minus_number(x * x, 1).rsqrt()
+
+
+class AtanhBackward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("self")
+        return quiet_numpy.run(np.arctanh, a)           # ±inf at ±1, nan beyond
+
+    def backward(self, grad):
+        return times_number(grad, 1) / number_minus(1, self._saved_self.pow(2))
+
+
+class InplaceNotDifferentiable(UnaryFloatOperation):
+    """``x.asinh_()`` and friends: PyTorch computes them in place but has no derivative
+    for the in-place versions, so backward through one raises its error."""
+    function_name = None
+
+    def backward(self, grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of "
+                                  f"{self.function_name}' is not implemented.")
+
+
+class AsinhBackward1(InplaceNotDifferentiable):
+    function_name = "asinh"
+    forward = AsinhBackward0.forward
+
+
+class AcoshBackward1(InplaceNotDifferentiable):
+    function_name = "acosh"
+    forward = AcoshBackward0.forward
+
+
+class AtanhBackward1(InplaceNotDifferentiable):
+    function_name = "atanh"
+    forward = AtanhBackward0.forward
+
+
+class ErfcBackward0(UnaryFloatOperation):
+    """1 - erf(x), accurate where erf(x) is close to 1."""
+    _erfc = np.frompyfunc(math.erfc, 1, 1)
+
+    def forward(self, a):
+        self.save("self")
+        return self._erfc(a).astype(a.dtype)
+
+    def backward(self, grad):
+        x = self._saved_self
+        return times_number((-x.pow(2)).exp(), -2 / math.sqrt(math.pi)) * grad
+
+
+def _erfinv(y):
+    """The inverse of erf, in float64: a rational first guess (Pavlis' approximation, as
+    in PyTorch's calc_erfinv), then three Newton steps on erf(x) = y; in the tails on
+    erfc(|x|) = 1 - |y| instead (exact in float64), where erf(x) is too close to 1 to tell
+    its neighbours apart."""
+    y = np.asarray(y, dtype=np.float64)
+    z = y * y
+    with quiet():                               # |y| >= 1: the tails give inf or nan
+        central = ((((-0.140543331 * z + 0.914624893) * z - 1.645349621) * z + 0.886226899)
+                   / ((((0.012229801 * z - 0.329097515) * z + 1.442710462) * z - 2.118377725)
+                      * z + 1))
+        t = np.sqrt(-np.log((1 - np.abs(y)) / 2))
+        tail = (((1.641345311 * t + 3.429567803) * t - 1.624906493) * t - 1.970840454) \
+            / ((1.6370678 * t + 3.5438892) * t + 1)
+        in_tail = np.abs(y) > 0.7
+        x = np.where(in_tail, tail, y * central)
+        target = np.where(in_tail, 1 - np.abs(y), y)
+        for _ in range(3):
+            slope = 2 / math.sqrt(math.pi) * np.exp(-x * x)
+            miss = np.where(in_tail, target - ErfcBackward0._erfc(x).astype(np.float64),
+                            ErfBackward0._erf(x).astype(np.float64) - target)
+            x = x - miss / slope
+        x = np.where(in_tail, np.copysign(x, y), x)
+    x = np.where(np.abs(y) == 1, np.copysign(np.inf, y), x)
+    return np.where(np.abs(y) > 1, np.nan, x)
+
+
+class ErfinvBackward0(UnaryFloatOperation):
+    """The inverse of erf: erfinv(erf(x)) = x, for -1 < x < 1 (±inf at ±1)."""
+
+    def forward(self, a):
+        self.save("self")
+        return _erfinv(a).astype(a.dtype)
+
+    def backward(self, grad):
+        return times_number(self._saved_self.erfinv().pow(2).exp(), 0.5 * math.sqrt(math.pi)) \
+            * grad
+
+
+class Exp2Backward0(UnaryFloatOperation):
+    def forward(self, a):
+        self.save("result")
+        return quiet_numpy.run(np.exp2, a)
+
+    def backward(self, grad):
+        return times_number(grad * self._saved_result, math.log(2))
+
+
+class FracBackward0(Operation):
+    """The fractional part, ``x - trunc(x)`` (with the sign of x)."""
+
+    def forward(self, a):
+        _check_floating("frac_cpu", a)
+        return quiet_numpy.run(np.subtract, a, np.trunc(a))      # inf - inf: nan
+
+    def backward(self, grad):
+        return grad
+
+
+class LogitBackward0(UnaryFloatOperation):
+    """log(p / (1 - p)); with ``eps``, p is first moved into [eps, 1 - eps]."""
+
+    def forward(self, a, eps):
+        self.save("self")
+        self._saved_eps = eps
+        if eps is not None:
+            low, high = a.dtype.type(eps), a.dtype.type(1 - eps)
+            a = np.where(a < low, low, np.where(a > high, high, a))
+        with quiet():
+            return np.log(a / (1 - a))
+
+    def backward(self, grad):
+        """PyTorch's two formulas: under create_graph a ``where`` of teachgrad ops (0 outside
+        [eps, 1 - eps], nan outside [0, 1] without eps); else its logit_backward kernel,
+        which gives nan instead of 0 for a nan input with eps."""
+        x, eps = self._saved_self, self._saved_eps
+        low, high = (0.0, 1.0) if eps is None else (eps, 1 - eps)
+        if grad_mode.is_grad_enabled():
+            outside = math.nan if eps is None else 0.0
+            return where((x >= low) & (x <= high), grad / (x * number_minus(1.0, x)), outside)
+        with quiet():
+            a, g = x._data, grad._data
+            denominator = a * (1 - a)
+            slope = g / np.where(denominator == 0, 0, denominator)   # 1 / -0.0 too is +inf
+            outside = (a < low) | (a > high)
+            return Tensor._make(np.where(outside, a.dtype.type(np.nan if eps is None else 0),
+                                         slope))
+
+
+class SincBackward0(UnaryFloatOperation):
+    """sin(pi x) / (pi x), and 1 at 0."""
+
+    def forward(self, a):
+        self.save("self")
+        with quiet():
+            product = a * a.dtype.type(math.pi)
+            return np.where(a == 0, a.dtype.type(1), np.sin(product) / product)
+
+    def backward(self, grad):
+        x = self._saved_self
+        x_pi = times_number(x, math.pi)
+        x_squared_pi = times_number(x * x, math.pi)
+        out = grad * (((x_pi * x_pi.cos()) - x_pi.sin()) / x_squared_pi)
+        return where(x_squared_pi == 0.0, 0.0, out)
+
+
+class Deg2RadBackward0(UnaryFloatOperation):
+    ratio = math.pi / 180
+
+    def forward(self, a):
+        return quiet_numpy.run(np.multiply, a, a.dtype.type(self.ratio))
+
+    def backward(self, grad):
+        return times_number(grad, self.ratio)
+
+
+class Rad2DegBackward0(Deg2RadBackward0):
+    ratio = 180 / math.pi
+
+
+# ---- more functions of two tensors -----------------------------------------------------
+class BinaryFloatOperation(Operation):
+    """A function of two tensors, computed in their common dtype, or in the default float
+    dtype when that is an integer one (``torch.xlogy(int, int)`` is float32)."""
+    input_names = ("self", "other")
+
+    @classmethod
+    def _input_arrays(cls, inputs):
+        arrays = super()._input_arrays(inputs)
+        if arrays[0].dtype.kind == "f":
+            return arrays
+        return [a.astype(dtypes.get_default_dtype().numpy) for a in arrays]
+
+
+def _check_floating(kernel, a):
+    """PyTorch's error for a kernel that has no integer version."""
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{dtypes.from_numpy_dtype(a.dtype).short_name}'")
+
+
+class HypotBackward0(Operation):
+    """sqrt(x**2 + y**2), without overflow on the way."""
+    input_names = ("self", "other")
+
+    def forward(self, a, b):
+        _check_floating("hypot_cpu", a)
+        self.save("self")
+        self.save("other")
+        self.save("result")
+        return np.hypot(a, b)
+
+    def backward(self, grad):
+        result = self._saved_result
+        return grad * self._saved_self / result, grad * self._saved_other / result
+
+
+class LogaddexpBackward0(Operation):
+    """log(exp(x) + exp(y)), without overflow."""
+    input_names = ("self", "other")
+    power = staticmethod(exp)
+
+    def forward(self, a, b):
+        _check_floating("logaddexp_cpu", a)
+        self.save("self")
+        self.save("other")
+        return quiet_numpy.run(np.logaddexp, a, b)
+
+    def backward(self, grad):
+        x, y = self._saved_self, self._saved_other
+        return grad / plus_number(self.power(y - x), 1), grad / plus_number(self.power(x - y), 1)
+
+
+class Logaddexp2Backward0(LogaddexpBackward0):
+    """log2(2**x + 2**y)."""
+    power = staticmethod(lambda exponent: pow(2, exponent))
+
+    def forward(self, a, b):
+        _check_floating("logaddexp2_cpu", a)
+        self.save("self")
+        self.save("other")
+        return quiet_numpy.run(np.logaddexp2, a, b)
+
+
+def _xlogy(a, b):
+    """x * log(y), 0 where x is 0 (unless y is nan)."""
+    with quiet():
+        return np.where((a == 0) & ~np.isnan(b), a.dtype.type(0), a * np.log(b))
+
+
+class XlogyBackward0(BinaryFloatOperation):
+    """x * log(y) of two tensors. As PyTorch, x = 0 with y <= 0 sends 0 to x."""
+
+    def forward(self, a, b):
+        self.save("self")
+        self.save("other")
+        return _xlogy(a, b)
+
+    def backward(self, grad):
+        x, y = self._saved_self, self._saved_other
+        grad_self = grad_other = None
+        if self.needs_input_grad[0]:
+            grad_self = xlogy(grad, y).masked_fill((x == 0.0) & (y <= 0.0), 0.0)
+        if self.needs_input_grad[1]:
+            grad_other = grad * x / y
+        return grad_self, grad_other
+
+
+class XlogyBackward1(UnaryFloatOperation):
+    """number * log(tensor)."""
+    input_names = ("other",)
+
+    def forward(self, b, number):
+        self.save("other")
+        self._saved_self = number
+        return _xlogy(np.asarray(number, dtype=b.dtype), b)
+
+    def backward(self, grad):
+        return grad * self._saved_self / self._saved_other
+
+
+class XlogyBackward2(UnaryFloatOperation):
+    """tensor * log(number)."""
+
+    def forward(self, a, number):
+        self.save("self")
+        self._saved_other = number
+        return _xlogy(a, np.asarray(number, dtype=a.dtype))
+
+    def backward(self, grad):
+        number = self._saved_other
+        gradient = xlogy(grad, number)
+        return gradient if number > 0 else gradient.masked_fill(self._saved_self == 0.0, 0.0)
+
+
+class CopysignBackward0(BinaryFloatOperation):
+    """|x| with the sign of y (the sign bit: -0.0 counts as negative). y gets no gradient."""
+
+    def forward(self, a, b):
+        self.save("self")
+        self.save("result")
+        return np.copysign(a, b)
+
+    def backward(self, grad):
+        from teachgrad import creation
+        return _copysign_gradient(grad, self._saved_self, self._saved_result), \
+            creation.zeros_like(self._saved_result)
+
+
+class CopysignBackward1(UnaryFloatOperation):
+    """copysign with a number for the sign."""
+
+    def forward(self, a, other):
+        self.save("self")
+        self.save("result")
+        return np.copysign(a, a.dtype.type(other))
+
+    def backward(self, grad):
+        return _copysign_gradient(grad, self._saved_self, self._saved_result)
+
+
+def _copysign_gradient(grad, x, result):
+    """PyTorch's copysign_tensor_self_backward: grad * (result / x), 0 where x is 0."""
+    return grad * (result / x).masked_fill(x == 0, 0)
+
+
+class NotImplementedDerivative(Operation):
+    """The node PyTorch records for an op that has no derivative at all (heaviside): the
+    output requires grad, and backward through the node raises PyTorch's error."""
+    input_names = ("self", "values")
+
+    def forward(self, a, *inputs_that_require_grad, values, name):
+        self._function_name = name
+        return np.where(a == 0, values, a > 0).astype(a.dtype)       # (nan > 0 is false: 0)
+
+    def backward(self, grad):
+        raise RuntimeError(f"derivative for aten::{self._function_name} is not implemented")
+
+
+NotImplementedDerivative.__name__ = "NotImplemented"          # PyTorch's name for the node
+
+
+class FmaxBackward0(Operation):
+    """The larger of x and y, ignoring a nan (nan only where both are nan)."""
+    input_names = ("self", "other")
+    pick = staticmethod(np.fmax)
+
+    def forward(self, a, b):
+        self.save("self")
+        self.save("other")
+        return self.pick(a, b)
+
+    def backward(self, grad):
+        x, y = self._saved_self, self._saved_other
+        to_self = self.chooses_self(x, y) | y.isnan()
+        return grad.masked_fill(to_self.logical_not(), 0), grad.masked_fill(to_self, 0)
+
+    @staticmethod
+    def chooses_self(x, y):
+        return x >= y
+
+
+class FminBackward0(FmaxBackward0):
+    pick = staticmethod(np.fmin)
+
+    @staticmethod
+    def chooses_self(x, y):
+        return x <= y
+
+
+class NextafterBackward0(Operation):
+    """The next float after x in the direction of y. As PyTorch: x gets the gradient where
+    it is not y, y none."""
+    input_names = ("self", "other")
+
+    def forward(self, a, b):
+        _check_floating("nextafter_cpu", a)
+        self.save("self")
+        self.save("other")
+        return np.nextafter(a, b)
+
+    def backward(self, grad):
+        from teachgrad import creation
+        x, y = self._saved_self, self._saved_other
+        return where(x != y, grad, 0.0), creation.zeros_like(grad)
+
+
+class LdexpBackward0(BinaryFloatOperation):
+    """x * 2**y."""
+
+    def forward(self, a, b):
+        if self.needs_input_grad[0]:
+            self.save("other")
+        if self.needs_input_grad[1]:
+            self.save("result")
+        return quiet_numpy.run(lambda: a * np.exp2(b))
+
+    def backward(self, grad):
+        grad_self = grad_other = None
+        if self.needs_input_grad[0]:
+            grad_self = grad * pow(2, self._saved_other)     # (of an int64 other: int64 too)
+        if self.needs_input_grad[1]:
+            grad_other = times_number(grad * self._saved_result, math.log(2))
+        return grad_self, grad_other
+
+
+# ---- and their functions ------------------------------------------------------------
+def sgn(input):
+    return SgnBackward0.apply(input)
+
+
+def asinh(input):
+    return AsinhBackward0.apply(input)
+
+
+def acosh(input):
+    return AcoshBackward0.apply(input)
+
+
+def atanh(input):
+    return AtanhBackward0.apply(input)
+
+
+def erfc(input):
+    return ErfcBackward0.apply(input)
+
+
+def erfinv(input):
+    return ErfinvBackward0.apply(input)
+
+
+def exp2(input):
+    return Exp2Backward0.apply(input)
+
+
+def frac(input):
+    return FracBackward0.apply(input)
+
+
+def logit(input, eps=None):
+    return LogitBackward0.apply(input, eps=eps)
+
+
+def sinc(input):
+    return SincBackward0.apply(input)
+
+
+def deg2rad(input):
+    return Deg2RadBackward0.apply(input)
+
+
+def rad2deg(input):
+    return Rad2DegBackward0.apply(input)
+
+
+def hypot(input, other):
+    return HypotBackward0.apply(input, other)
+
+
+def logaddexp(input, other):
+    return LogaddexpBackward0.apply(input, other)
+
+
+def logaddexp2(input, other):
+    return Logaddexp2Backward0.apply(input, other)
+
+
+def xlogy(input, other):
+    """``input * log(other)``, 0 where input is 0; either may be a number."""
+    if not isinstance(input, Tensor):
+        return XlogyBackward1.apply(other, number=input)
+    if not isinstance(other, Tensor):
+        return XlogyBackward2.apply(input, number=other)
+    return XlogyBackward0.apply(input, other)
+
+
+def copysign(input, other):
+    if isinstance(other, Tensor):
+        return CopysignBackward0.apply(input, other)
+    return CopysignBackward1.apply(input, other=other)
+
+
+def heaviside(input, values):
+    """0 where input < 0, 1 where input > 0, ``values`` where it is 0."""
+    _check_heaviside(input, values)
+    return NotImplementedDerivative.apply(*_requiring_grad(input, values), values=values._data,
+                                          name="heaviside")
+
+
+def _requiring_grad(input, values):
+    """PyTorch's node for an op without a derivative links only the inputs that need one."""
+    return (input, values) if values.requires_grad else (input,)
+
+
+def _check_heaviside(input, values):
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different "
+                           "dtypes.")
+
+
+def fmax(input, other):
+    return FmaxBackward0.apply(input, other)
+
+
+def fmin(input, other):
+    return FminBackward0.apply(input, other)
+
+
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64, whatever the dtypes."""
+    if isinstance(input, Tensor):
+        input = to_dtype(input, dtypes.float64)
+    if isinstance(exponent, Tensor):
+        exponent = to_dtype(exponent, dtypes.float64)
+    return pow(input, exponent)
+
+
+def nextafter(input, other):
+    return NextafterBackward0.apply(input, other)
+
+
+def ldexp(input, other):
+    return LdexpBackward0.apply(input, other)
+
+
+def signbit(input):
+    return Tensor._make(np.signbit(input._data))
+
+
+def isneginf(input):
+    return Tensor._make(np.isneginf(input._data))
+
+
+def isposinf(input):
+    return Tensor._make(np.isposinf(input._data))
+
+
+def isreal(input):
+    """True everywhere: teachgrad's numbers are all real."""
+    return Tensor._make(np.ones(input._data.shape, dtype=bool))
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each of ``elements`` is one of ``test_elements`` (either may be a number)."""
+    arrays = [x._data if isinstance(x, Tensor) else np.asarray(x)
+              for x in (elements, test_elements)]
+    return Tensor._make(np.isin(*arrays, assume_unique=assume_unique, invert=invert))
+
+
+def positive(input):
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+# ---- in place ---------------------------------------------------------------------------
+def sgn_(input):
+    return SgnBackward0.apply_inplace(input)
+
+
+def asinh_(input):
+    return AsinhBackward1.apply_inplace(input)
+
+
+def acosh_(input):
+    return AcoshBackward1.apply_inplace(input)
+
+
+def atanh_(input):
+    return AtanhBackward1.apply_inplace(input)
+
+
+def erfc_(input):
+    return ErfcBackward0.apply_inplace(input)
+
+
+def erfinv_(input):
+    return ErfinvBackward0.apply_inplace(input)
+
+
+def exp2_(input):
+    return Exp2Backward0.apply_inplace(input)
+
+
+def frac_(input):
+    return FracBackward0.apply_inplace(input)
+
+
+def logit_(input, eps=None):
+    return LogitBackward0.apply_inplace(input, eps=eps)
+
+
+def sinc_(input):
+    return SincBackward0.apply_inplace(input)
+
+
+def deg2rad_(input):
+    return Deg2RadBackward0.apply_inplace(input)
+
+
+def rad2deg_(input):
+    return Rad2DegBackward0.apply_inplace(input)
+
+
+def hypot_(input, other):
+    return HypotBackward0.apply_inplace(input, other)
+
+
+def xlogy_(input, other):
+    if not isinstance(other, Tensor):
+        return XlogyBackward2.apply_inplace(input, number=other)
+    return XlogyBackward0.apply_inplace(input, other)
+
+
+def copysign_(input, other):
+    if isinstance(other, Tensor):
+        return CopysignBackward0.apply_inplace(input, other)
+    return CopysignBackward1.apply_inplace(input, other=other)
+
+
+def heaviside_(input, values):
+    _check_heaviside(input, values)
+    return NotImplementedDerivative.apply_inplace(*_requiring_grad(input, values),
+                                                  values=values._data, name="heaviside_")
+
+
+def float_power_(input, exponent):
+    if input.dtype is not dtypes.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{input.dtype.short_name} but the operation's result requires "
+                           f"dtype Double")
+    if isinstance(exponent, Tensor):
+        return PowBackward1.apply_inplace(input, to_dtype(exponent, dtypes.float64))
+    return PowBackward0.apply_inplace(input, exponent=exponent)
+
+
+def nextafter_(input, other):
+    return NextafterBackward0.apply_inplace(input, other)
+
+
+def ldexp_(input, other):
+    return LdexpBackward0.apply_inplace(input, other)
+
+
+def abs_(input):
+    return AbsBackward0.apply_inplace(input)

@@ -12,9 +12,10 @@ import numpy as np
 from teachgrad import dtypes
 from teachgrad.autograd import grad_mode
 from teachgrad.autograd.engine import is_expandable_to
-from teachgrad.autograd.operation import Operation
+from teachgrad.autograd.operation import Operation, SavedAttribute
 from teachgrad.ieee import quiet, quiet_numpy
 from teachgrad.ops import cpp_orders
+from teachgrad.ops.pointwise import times_number, where
 from teachgrad.ops.shape import GivenDim, _check_dim, cat, shown_dims
 from teachgrad.tensor import Tensor
 
@@ -159,7 +160,7 @@ class StdBackward0(VarBackward0):
         """d sqrt(v) = dv / (2 sqrt(v)): the variance's gradient, of grad / (2 std); where
         the std is 0 (a constant slice), of 0, as in PyTorch's std_backward."""
         std = self._saved_result
-        return _variance_gradient(self, (grad / (std * 2)).masked_fill(std == 0, 0))
+        return _variance_gradient(self, (grad / times_number(std, 2)).masked_fill(std == 0, 0))
 
 
 def _variance_gradient(node, grad):
@@ -167,9 +168,12 @@ def _variance_gradient(node, grad):
     operations, so that rounding and graph nodes agree; 2 / 0 is inf, as in C++)."""
     x, dims = node._saved_self, node._dims
     count = int(np.prod([x.shape[d] for d in dims]))
-    grad = restore_reduced_dims(grad, dims, node._saved_keepdim)
     scale = 2 / (count - node._correction) if count != node._correction else math.inf
-    return grad * scale * (x - x.mean(dims, keepdim=True))
+    if node._saved_dim is None:           # all of x, as no dim was given: a 0-d gradient
+        return times_number(grad, scale) * (x - x.mean())
+    if x.ndim > 1:
+        grad = restore_reduced_dims(grad, dims, node._saved_keepdim)
+    return times_number(grad, scale) * (x - x.mean(dims, keepdim=True))
 
 
 class ProdBackward0(Operation):
@@ -507,14 +511,15 @@ class LinalgVectorNormBackward0(Operation):
         inf and -inf the entries at the norm share each slice's gradient."""
         from teachgrad.ops.distances import norm_gradient
         x, ord, dims = self._saved_self, self._saved_ord, self._dims
-        norm = restore_reduced_dims(self._saved_result, dims, self._saved_keepdim)
-        grad = restore_reduced_dims(grad, dims, self._saved_keepdim)
+        named = dims if self._saved_dim else ()    # dim=None: a 0-d norm, unsqueezed nowhere
+        norm = restore_reduced_dims(self._saved_result, named, self._saved_keepdim)
+        grad = restore_reduced_dims(grad, named, self._saved_keepdim)
         if ord == 0:
             return None
         if ord in (np.inf, -np.inf):
             magnitudes = x.abs()
             at_the_norm = (magnitudes == norm) | magnitudes.isnan()
-            return x.sign() * ((grad / at_the_norm.sum(dims, keepdim=True)) * at_the_norm)
+            return x.sgn() * ((grad / at_the_norm.sum(dims, keepdim=True)) * at_the_norm)
         return norm_gradient(grad, x, ord, norm)
 
 
@@ -549,7 +554,8 @@ def _spread(operation, name, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     if not input.dtype.is_floating_point:
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise RuntimeError(f"{'std and var' if name in ('std', 'var') else name} only support "
+                           f"floating point and complex dtypes")
     if correction is None and (unbiased is not None or dim is not None):
         correction = 0 if unbiased is False else 1
     dims = normalize_dims(dim, input.ndim)
@@ -1437,3 +1443,210 @@ def _binary_search(boundaries, values, right, order):
         end = np.where(searching & ~go_right, middle, end)
         searching = start < end
     return start
+
+
+# ---- two results at once, and running extremes -----------------------------------------
+class AminmaxBackward0(Operation):
+    """The smallest and the largest value, over ``dim`` or all of it, in one pass. Each
+    spreads its gradient over the elements equal to it, as amin and amax do."""
+
+    kept_names = ("min", "max")
+
+    def forward(self, a, dim, keepdim):
+        self.save("self")
+        self._saved_dim, self._saved_keepdim = dim, keepdim
+        self._dims = normalize_dims(dim, a.ndim)
+        self._named = () if dim is None else self._dims       # the dims a keepdim=False drops
+        smallest = np.asarray(np.min(a, axis=self._dims, keepdims=keepdim))
+        largest = np.asarray(np.max(a, axis=self._dims, keepdims=keepdim))
+        self.keep("min", smallest)
+        self.keep("max", largest)
+        return smallest, largest
+
+    def backward(self, grad_min, grad_max):
+        gradient = None
+        for grad, extreme in ((grad_min, self._saved_min), (grad_max, self._saved_max)):
+            if grad is None:
+                continue
+            winners = self._saved_self == restore_reduced_dims(extreme, self._named,
+                                                               self._saved_keepdim)
+            grad = restore_reduced_dims(grad, self._named, self._saved_keepdim)
+            part = (grad / winners.sum(self._dims, keepdim=True)) * winners
+            gradient = part if gradient is None else gradient + part
+        return gradient
+
+
+class VarMeanBackward0(VarBackward0):
+    """The variance and the mean at once (a tuple of two tensors)."""
+
+    def forward(self, a, dims, correction, keepdim, as_given):
+        self.save("self")
+        self.keep_spread(dims, correction, keepdim, as_given)
+        return self.spread(a, root=False), self.mean_of(a)
+
+    def mean_of(self, a):
+        with quiet():
+            mean = a.astype(np.float64).mean(axis=self._dims, keepdims=self._saved_keepdim)
+        return np.asarray(mean).astype(a.dtype)
+
+    def backward(self, grad_spread, grad_mean):
+        """PyTorch's var_mean_backward: the variance's gradient plus the mean's."""
+        gradient = None if grad_spread is None else self.spread_gradient(grad_spread)
+        if grad_mean is not None:
+            x, dims = self._saved_self, self._dims
+            count = int(np.prod([x.shape[d] for d in dims]))
+            grad = restore_reduced_dims(grad_mean, dims if self._saved_dim else (),
+                                        self._saved_keepdim)
+            part = grad.expand(x.shape) / count
+            gradient = part if gradient is None else gradient + part
+        return gradient
+
+    def spread_gradient(self, grad):
+        return _variance_gradient(self, grad)
+
+
+class StdMeanBackward0(VarMeanBackward0):
+    """The standard deviation and the mean at once."""
+    _saved_result0 = SavedAttribute("result")       # (PyTorch's name for the saved std)
+
+    def forward(self, a, dims, correction, keepdim, as_given):
+        self.save("self")
+        self.save("result")
+        self.keep_spread(dims, correction, keepdim, as_given)
+        return self.spread(a, root=True), self.mean_of(a)
+
+    def spread_gradient(self, grad):
+        std = self._saved_result0
+        return _variance_gradient(self, (grad / times_number(std, 2)).masked_fill(std == 0, 0))
+
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _spread(VarMeanBackward0, "var_mean", input, dim, unbiased, keepdim, correction)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _spread(StdMeanBackward0, "std_mean", input, dim, unbiased, keepdim, correction)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if dim is not None and input.ndim and input.shape[dim] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+    smallest, largest = AminmaxBackward0.apply(input, dim=dim, keepdim=keepdim)
+    return AminmaxResult(smallest, largest)
+
+
+class AminmaxResult(tuple):
+    """``(min, max)``, also readable as ``.min`` and ``.max``."""
+
+    def __new__(cls, smallest, largest):
+        return super().__new__(cls, (smallest, largest))
+
+    @property
+    def min(self):
+        return self[0]
+
+    @property
+    def max(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"teachgrad.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+class CummaxBackward0(Operation):
+    """The running maximum along ``dim`` and where it was reached: on a tie the later
+    element, and from a nan on, nan at the last nan so far (PyTorch's CPU kernel). The
+    gradient of each output goes back to the element it came from."""
+    kept_names = ("indices",)
+    _saved_dim = GivenDim(many=False)
+    better = staticmethod(np.greater_equal)
+
+    def forward(self, a, dim, given):
+        self.save("self")
+        self._dim, self._given_dim = dim, given
+        if a.size == 0:
+            self.keep("indices", np.zeros(a.shape, dtype=np.int64))
+            return a.copy(), np.zeros(a.shape, dtype=np.int64)
+        slices = np.moveaxis(a.reshape(a.shape or (1,)), dim, 0)
+        values, indices = np.empty_like(slices), np.zeros(slices.shape, dtype=np.int64)
+        best, where_best = slices[0].copy(), np.zeros(slices.shape[1:], dtype=np.int64)
+        for i, current in enumerate(slices):
+            with quiet():
+                takes = self.better(current, best) & ~np.isnan(best) if a.dtype.kind == "f" \
+                    else self.better(current, best)
+            if a.dtype.kind == "f":
+                takes |= np.isnan(current)
+            best, where_best = np.where(takes, current, best), np.where(takes, i, where_best)
+            values[i], indices[i] = best, where_best
+        values = np.moveaxis(values, 0, dim).reshape(a.shape)
+        indices = np.moveaxis(indices, 0, dim).reshape(a.shape)
+        self.keep("indices", indices)
+        return values, indices
+
+    def backward(self, grad, grad_indices=None):
+        from teachgrad.ops.indexing import into_zeros, scatter_add
+        x = self._saved_self
+        if x.numel() == 0:
+            return x
+        return into_zeros(scatter_add, x.shape, self._dim, self._saved_indices, grad)
+
+
+class CumminBackward0(CummaxBackward0):
+    better = staticmethod(np.less_equal)
+
+
+def cummax(input, dim):
+    return _running_extreme(CummaxBackward0, "cummax", input, dim)
+
+
+def cummin(input, dim):
+    return _running_extreme(CumminBackward0, "cummin", input, dim)
+
+
+def _running_extreme(operation, name, input, dim):
+    positive = normalize_dims(dim, builtins.max(input.ndim, 1))[0]
+    values, indices = operation.apply(input, dim=positive, given=dim)
+    return MinMaxResult(values, indices, name)
+
+
+class LogcumsumexpBackward0(Operation):
+    """The running log(sum(exp(x))) along ``dim``, without overflow."""
+    _saved_dim = GivenDim(many=False)
+
+    def forward(self, a, dim, given):
+        if a.dtype.kind != "f":
+            raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                               f"'{dtypes.from_numpy_dtype(a.dtype).short_name}'")
+        self.save("self")
+        self.save("result")
+        self._dim, self._given_dim = dim, given
+        flat = a.reshape(a.shape or (1,))
+        return quiet_numpy.run(np.logaddexp.accumulate, flat, axis=dim).reshape(a.shape)
+
+    def backward(self, grad):
+        """PyTorch's logcumsumexp_backward: the reversed running log-sum-exp of
+        log|grad| - result, apart for the positive and the negative gradients (so that
+        the logarithms exist), each plus x and exponentiated, then subtracted."""
+        if grad.ndim == 0 or grad.numel() == 0:
+            return grad
+        x, result, dim = self._saved_self, self._saved_result, self._dim
+        lowest = float(np.finfo(grad._data.dtype).min)
+
+        def reversed_logcumsumexp(values):
+            return logcumsumexp(values.flip(dim), dim).flip(dim)
+
+        log_abs_grad = grad.abs().log()
+        log_grad_positive = where(grad > 0, log_abs_grad, lowest)
+        log_grad_negative = where(grad < 0, log_abs_grad, lowest)
+        output_positive = (reversed_logcumsumexp(log_grad_positive - result) + x).exp()
+        output_negative = (reversed_logcumsumexp(log_grad_negative - result) + x).exp()
+        return output_positive - output_negative
+
+
+def logcumsumexp(input, dim):
+    positive = normalize_dims(dim, builtins.max(input.ndim, 1))[0]
+    return LogcumsumexpBackward0.apply(input, dim=positive, given=dim)
