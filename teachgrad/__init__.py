@@ -62,8 +62,16 @@ from teachgrad.ops.shape import (broadcast_tensors, broadcast_to, cat, chunk, di
                                  diagonal, diff, expand, flatten, flip, hstack, vstack,
                                  meshgrid, movedim, narrow, permute, reshape, roll, select,
                                  split, squeeze, stack, t, tile, transpose, tril, triu, unbind,
-                                 unsqueeze, transpose as swapaxes, transpose as swapdims,
+                                 unsafe_chunk, unsafe_split, unsqueeze,
+                                 transpose as swapaxes, transpose as swapdims,
                                  repeat_interleave)
+from teachgrad.ops.shape import (as_strided, atleast_1d, atleast_2d, atleast_3d, block_diag,
+                                 broadcast_shapes, cartesian_prod, column_stack, combinations,
+                                 diagflat, dsplit, dstack, fliplr, flipud, hsplit, narrow_copy,
+                                 ravel, rot90, tensor_split, unflatten, vsplit,
+                                 movedim as moveaxis)
+from teachgrad.ops.indexing import (diagonal_scatter, index_copy, index_fill, select_scatter,
+                                    slice_scatter, tril_indices, triu_indices)
 from teachgrad.printing import set_printoptions
 from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)

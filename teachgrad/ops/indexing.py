@@ -11,7 +11,8 @@ import numpy as np
 
 from teachgrad.autograd.graph import SavedTensor
 from teachgrad.autograd.operation import Operation
-from teachgrad.ops.shape import AliasBackward0, ViewOperation, _check_dim, unsqueeze
+from teachgrad.ops.shape import (AliasBackward0, ViewOperation, _check_dim, _diagonal_dims,
+                                 _diagonal_of, shown_dims, unsqueeze)
 from teachgrad.tensor import Tensor
 
 
@@ -63,8 +64,9 @@ class SliceBackward0(ViewOperation):
             raise ValueError("step must be greater than zero")
         self._saved_self_sym_sizes, self._key = a.shape, (slice(None),) * dim + (slice_,)
         self._saved_dim, self._saved_step = dim, 1 if slice_.step is None else slice_.step
-        self._saved_start = 0 if slice_.start is None else slice_.start
-        self._saved_end = sys.maxsize if slice_.stop is None else slice_.stop   # (PyTorch's INT64_MAX)
+        # (no end is PyTorch's INT64_MAX; a negative bound shows as an unsigned int64)
+        self._saved_start = 0 if slice_.start is None else slice_.start % 2 ** 64
+        self._saved_end = sys.maxsize if slice_.stop is None else slice_.stop % 2 ** 64
         return a[self._key]
 
     def backward(self, grad):
@@ -204,12 +206,13 @@ def _check_index_argument(name, input, dim, index):
     return dim
 
 
-def _check_in_bounds(index, size, dim):
-    """PyTorch's error for the first index outside [0, size) (numpy would wrap a negative one)."""
-    outside = (index < 0) | (index >= size)
+def _check_in_bounds(index, size, dim, error=RuntimeError, prefix="", lowest=0):
+    """PyTorch's error for the first index outside [lowest, size) (numpy would wrap a
+    negative one); ``error`` and ``prefix`` as the op raises it."""
+    outside = (index < lowest) | (index >= size)
     if outside.any():
-        raise RuntimeError(f"index {index.reshape(-1)[np.argmax(outside.reshape(-1))]} is out "
-                           f"of bounds for dimension {dim} with size {size}")
+        raise error(f"{prefix}index {index.reshape(-1)[np.argmax(outside.reshape(-1))]} is out "
+                    f"of bounds for dimension {dim} with size {size}")
 
 
 class ScatterBackward1(Operation):
@@ -303,6 +306,150 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source):
     dim = _check_select_index("index_add", input, dim, index)
     return IndexAddBackward0.apply(input, source, dim=dim, index=index)
+
+
+# ---- copying and filling at positions along one dimension -----------------------------
+def _at_positions(out, dim, index):
+    """The part of ``out`` at positions ``index`` along ``dim``, to be written (a number
+    counts as a vector of one element)."""
+    return np.atleast_1d(out), (slice(None),) * dim + (index.reshape(-1),)
+
+
+class IndexCopyBackward0(Operation):
+    """``x`` with the slices of ``source`` copied to positions ``index`` along ``dim`` (of a
+    repeated position, the last copy stays)."""
+    input_names = ("self", "source")
+    kept_names = ("index",)
+    promote = "none"
+
+    def forward(self, a, source, dim, index, given_dim):
+        self._dim, self._saved_dim = dim, shown_dims(given_dim, many=False)
+        self._saved_source_dim, self._source_shape = source.ndim, source.shape
+        self.keep("index", index)
+        if self.needs_input_grad[1]:
+            self.save("source")
+        out = a.copy()
+        target, places = _at_positions(out, dim, index._data)
+        target[places] = source
+        return out
+
+    def backward(self, grad):
+        index = self._saved_index
+        grad_self = grad.index_fill(self._dim, index, 0) if self.needs_input_grad[0] else None
+        grad_source = None
+        if self.needs_input_grad[1]:
+            grad_source = grad.index_select(self._dim, index)
+            if grad_source.shape != self._source_shape:       # a number as the source
+                grad_source = grad_source.reshape(self._source_shape)
+        return grad_self, grad_source
+
+
+def _check_index_copy(input, dim, index, source):
+    """PyTorch's checks of index_copy, in its order; ``dim`` counted from 0."""
+    dim = _check_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    count = index.numel()
+    if source.ndim == 0 and count != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {count})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({source.ndim}), "
+                         f"destination dimensionality ({input.ndim})")
+    if index.dtype.name != "int64":
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{index.dtype.short_name}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {input.dtype.short_name} and (source) "
+                           f"{source.dtype.short_name}")
+    slice_shapes = [" ".join(str(n) for d, n in enumerate(t.shape) if d != dim)
+                    for t in (input, source)]
+    if slice_shapes[0] != slice_shapes[1]:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {slice_shapes[0]} at dimension "
+                           f"{dim} and source slice shape: {slice_shapes[1]} at dimension 0.")
+    if source.ndim and count != source.shape[dim]:
+        raise IndexError(f"index_copy_(): Number of indices ({count}) should be equal to "
+                         f"source.size(dim) ({source.shape[dim]})")
+    _check_in_bounds(index._data, input.shape[dim] if input.ndim else 1, dim, IndexError,
+                     "index_copy_(): ")
+    return dim
+
+
+def index_copy(input, dim, index, source):
+    wrapped = _check_index_copy(input, dim, index, source)
+    return IndexCopyBackward0.apply(input, source, dim=wrapped, index=index, given_dim=dim)
+
+
+def index_copy_(input, dim, index, source):
+    wrapped = _check_index_copy(input, dim, index, source)
+    return IndexCopyBackward0.apply_inplace(input, source, dim=wrapped, index=index,
+                                            given_dim=dim)
+
+
+class IndexFillBackward0(Operation):
+    """``x`` with a number written at positions ``index`` along ``dim`` (negative ones
+    count from the end)."""
+    kept_names = ("index",)
+    promote = "none"
+
+    def forward(self, a, dim, index, value, given_dim):
+        self._dim, self._saved_dim = dim, shown_dims(given_dim, many=False)
+        self.keep("index", index)
+        out = a.copy()
+        target, places = _at_positions(out, dim, index._data)
+        target[places] = value
+        return out
+
+    def backward(self, grad):
+        return grad.index_fill(self._dim, self._saved_index, 0)
+
+
+class IndexFillBackward1(IndexFillBackward0):
+    """The same with a 0-d tensor as the value: its gradient is the sum of the gradient at
+    the filled positions, each position counted once."""
+    input_names = ("self", "value")
+
+    def forward(self, a, value, dim, index, given_dim):
+        return super().forward(a, dim, index, value, given_dim)
+
+    def backward(self, grad):
+        grad_self = super().backward(grad) if self.needs_input_grad[0] else None
+        grad_value = None
+        if self.needs_input_grad[1]:
+            positions = Tensor._make(np.unique(self._saved_index._data))
+            grad_value = grad.index_select(self._dim, positions).sum()
+        return grad_self, grad_value
+
+
+def _index_fill(input, dim, index, value, inplace):
+    """index_fill (or, ``inplace``, index_fill_), after PyTorch's checks in its order."""
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    if index.dtype.name != "int64":
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    wrapped = _check_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    size = input.shape[wrapped] if input.ndim else 1
+    _check_in_bounds(index._data, size, wrapped, IndexError, lowest=-size)
+    params = {"dim": wrapped, "index": index, "given_dim": dim}
+    op = IndexFillBackward1 if isinstance(value, Tensor) else IndexFillBackward0
+    apply = op.apply_inplace if inplace else op.apply
+    if isinstance(value, Tensor):
+        return apply(input, value, **params)
+    return apply(input, value=value, **params)
+
+
+def index_fill(input, dim, index, value):
+    return _index_fill(input, dim, index, value, inplace=False)
+
+
+def index_fill_(input, dim, index, value):
+    return _index_fill(input, dim, index, value, inplace=True)
 
 
 class IndexPutBackward0(Operation):
@@ -642,3 +789,102 @@ def _broadcast_but(dim, sizes, other):
         return np.broadcast_shapes(tuple(sizes), other)
     except ValueError:
         raise RuntimeError(broadcast_error_message([tuple(sizes), other])) from None
+
+
+# ---- writing into one region: a selection, a slice, a diagonal ------------------------
+class IntoRegion(Operation):
+    """``self`` with ``src`` written into one region of it (``region(x)``, a view of x, numpy
+    array or tensor alike): the gradient of ``self`` is the incoming one with that region
+    set to 0 (the same op, with zeros), and ``src``'s is the region of the incoming one."""
+    input_names = ("self", "src")
+    promote = "none"
+
+    def forward(self, a, src, region, shown):
+        self._region, self._shown, self._src_shape = region, shown, src.shape
+        for name, value in shown.items():         # the saved arguments, as PyTorch shows them
+            setattr(self, f"_saved_{name}", value)
+        out = a.copy()
+        place = region(out)
+        if place.shape != src.shape:
+            raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
+                               f"= {list(src.shape)}, slice size = {list(place.shape)}")
+        place[...] = src
+        return out
+
+    def backward(self, grad):
+        from teachgrad import creation
+        grad_self = grad_src = None
+        if self.needs_input_grad[0]:
+            zeros = creation.zeros(self._src_shape, dtype=grad.dtype)
+            grad_self = type(self).apply(grad, zeros, region=self._region, shown=self._shown)
+        if self.needs_input_grad[1]:
+            grad_src = self._region(grad)
+        return grad_self, grad_src
+
+
+class SelectScatterBackward0(IntoRegion):
+    pass
+
+
+class SliceScatterBackward0(IntoRegion):
+    pass
+
+
+class DiagonalScatterBackward0(IntoRegion):
+    pass
+
+
+def select_scatter(input, src, dim, index):
+    wrapped = _check_dim(dim, input.ndim)
+    size = input.shape[wrapped]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {wrapped}")
+    key = (slice(None),) * wrapped + (index, Ellipsis)     # (the Ellipsis keeps a 0-d view)
+    return SelectScatterBackward0.apply(input, src, region=lambda x: x[key], shown={
+        "dim": shown_dims(dim, many=False), "index": shown_dims(index, many=False)})
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    key = (slice(None),) * _check_dim(dim, input.ndim) + (slice(start, end, step),)
+    return SliceScatterBackward0.apply(input, src, region=lambda x: x[key], shown={
+        "dim": shown_dims(dim, many=False), "start": shown_dims(start, many=False),
+        "end": shown_dims(end, many=False), "step": step})
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    first, second = _diagonal_dims(input.ndim, dim1, dim2)
+
+    def region(x):
+        if isinstance(x, Tensor):
+            return x.diagonal(offset, first, second)
+        return _diagonal_of(x, offset, first, second)
+    return DiagonalScatterBackward0.apply(input, src, region=region, shown={
+        "offset": shown_dims(offset, many=False), "dim1": shown_dims(dim1, many=False),
+        "dim2": shown_dims(dim2, many=False)})
+
+
+# ---- positions of a triangle -------------------------------------------------------
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, column) positions on and below diagonal ``offset`` of a row x col matrix,
+    as two rows, in reading order."""
+    return _triangle_positions("tril_indices", np.tril_indices, row, col, offset, dtype)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The positions on and above diagonal ``offset`` (see tril_indices)."""
+    return _triangle_positions("triu_indices", np.triu_indices, row, col, offset, dtype)
+
+
+def _triangle_positions(name, numpy_function, row, col, offset, dtype):
+    from teachgrad import dtypes
+    dtype = dtypes.int64 if dtype is None else dtype
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    if dtype.name not in ("int32", "int64"):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dtype.short_name}'")
+    return Tensor._make(np.stack(numpy_function(row, offset, col)).astype(dtype.numpy))

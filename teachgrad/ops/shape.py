@@ -3,7 +3,8 @@
 The view operations (``view``, ``t``, ``transpose``, ``permute``, ``expand``,
 ``squeeze``, ``unsqueeze``, and basic indexing in ``indexing.py``) return a
 tensor that shares memory and the version counter with its input
-(``views.make_view``). ``reshape`` is a view when the memory allows it.
+(``views.make_view``). ``reshape`` is a view when the memory allows it; ``as_strided``
+is a view of the input's memory with any sizes and strides.
 """
 import warnings
 
@@ -297,6 +298,12 @@ class UnbindBackward0(MultiViewOperation):
         return stack(grads, self._saved_dim)
 
 
+class UnsafeSplitBackward0(SplitBackward0):
+    """``unsafe_split`` and ``unsafe_chunk``: the pieces of ``split``, in the input's memory
+    but not views of it. Each piece has its own version counter, so changing one in place
+    is not checked against the input (PyTorch's RNN cells cut their gates this way)."""
+
+
 def _cut(a, dim, sizes):
     """Views of ``a`` of the given sizes along ``dim``, one after the other."""
     pieces, start, lead = [], 0, (slice(None),) * dim
@@ -343,8 +350,21 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def unflatten(input, dim, sizes):
+    """Dimension ``dim`` split into ``sizes`` (one of them may be -1): always a view."""
+    if input.ndim == 0:
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} "
+                           f"but tensor has no dimensions")
     dim = _check_dim(dim, input.ndim)
-    return reshape(input, input.shape[:dim] + tuple(sizes) + input.shape[dim + 1:])
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        sizes = infer_shape(tuple(sizes), input.shape[dim])
+    except RuntimeError as error:
+        if "inferred" in str(error):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{error}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({input.shape[dim]}) in the input tensor") from None
+    return view(input, input.shape[:dim] + sizes + input.shape[dim + 1:])
 
 
 def squeeze(input, dim=None):
@@ -585,8 +605,16 @@ def _repeated_positions(counts):
 def movedim(input, source, destination):
     source = source if isinstance(source, (tuple, list)) else (source,)
     destination = destination if isinstance(destination, (tuple, list)) else (destination,)
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(destination)} dims)")
+    given = {"source": list(source), "destination": list(destination)}
     source = [_check_dim(d, input.ndim) for d in source]
     destination = [_check_dim(d, input.ndim) for d in destination]
+    for name, dims in (("source", source), ("destination", destination)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given[name]})")
     order = [None] * input.ndim               # order[new position] = old dimension
     for old, new in zip(source, destination):
         order[new] = old
@@ -601,7 +629,7 @@ def contiguous(input):
 def cat(tensors, dim=0):
     tensors = [t for t in tensors if not (t.ndim == 1 and t.numel() == 0)] or list(tensors)[:1]
     dim = _check_dim(dim, tensors[0].ndim)
-    for t in tensors[1:]:
+    for number, t in enumerate(tensors[1:], start=1):
         if t.ndim != tensors[0].ndim:
             raise RuntimeError("Tensors must have same number of dimensions: got "
                                f"{tensors[0].ndim} and {t.ndim}")
@@ -609,7 +637,7 @@ def cat(tensors, dim=0):
             if d != dim and t.shape[d] != tensors[0].shape[d]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
                                    f"Expected size {tensors[0].shape[d]} but got size "
-                                   f"{t.shape[d]} for tensor number {tensors.index(t)} in the list.")
+                                   f"{t.shape[d]} for tensor number {number} in the list.")
     return CatBackward0.apply(*tensors, dim=dim)
 
 
@@ -625,8 +653,27 @@ def stack(tensors, dim=0):
 
 
 def narrow(input, dim, start, length):
+    if length < 0 and input.ndim:
+        raise RuntimeError("narrow(): length must be non-negative.")
     dim = _check_dim(dim, input.ndim)
+    start = _narrow_start(input, dim, start, length)
     return input[(slice(None),) * dim + (slice(start, start + length),)]
+
+
+def _narrow_start(input, dim, start, length):
+    """``start`` counted from 0 (a negative one from the end), or PyTorch's error when
+    ``length`` elements from there do not fit in dimension ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    size = input.shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start + size if start < 0 else start
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return start
 
 
 def select(input, dim, index):
@@ -659,6 +706,25 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = -(-input.shape[_check_dim(dim, input.ndim)] // chunks)
     return split(input, size, dim)
+
+
+def unsafe_split(input, split_size, dim=0):
+    """``split`` into pieces that are not views (see UnsafeSplitBackward0)."""
+    if not isinstance(split_size, int):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 1) must be int, "
+                        f"not {type(split_size).__name__}")
+    dim = _check_dim(dim, input.ndim)
+    if split_size == 0 and input.shape[dim] != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                           f"dimension size of {input.shape[dim]}")
+    return UnsafeSplitBackward0.apply(input, split_size=split_size, dim=dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = -(-input.shape[_check_dim(dim, input.ndim)] // chunks)
+    return unsafe_split(input, size, dim)
 
 
 
@@ -794,22 +860,39 @@ def broadcast_to(input, size):
 
 
 def broadcast_tensors(*tensors):
-    """Each tensor expanded to the shape they broadcast to together."""
+    """Each tensor expanded to the shape they broadcast to together (one that has that shape
+    already comes back as it is, as in PyTorch)."""
     shape = np.broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(expand(t, *shape) for t in tensors)
+    return tuple(t if t.shape == shape else expand(t, *shape) for t in tensors)
 
 
 def hstack(tensors):
     """Side by side: along dimension 1, or 0 for vectors (numbers count as vectors)."""
-    tensors = [t.reshape(1) if t.ndim == 0 else t for t in tensors]
+    tensors = atleast_1d(_non_empty("hstack", tensors))
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
     """One on top of the other, vectors as rows (numbers as 1 x 1 matrices)."""
-    rows = [t.reshape(1, 1) if t.ndim == 0 else unsqueeze(t, 0) if t.ndim == 1 else t
-            for t in tensors]
-    return cat(rows, 0)
+    return cat(atleast_2d(_non_empty("vstack", tensors)), 0)
+
+
+def column_stack(tensors):
+    """Side by side, vectors (and numbers) as columns."""
+    return hstack([reshape(t, t.numel(), 1) if t.ndim <= 1 else t
+                   for t in _non_empty("column_stack", tensors)])
+
+
+def dstack(tensors):
+    """One behind the other, along dimension 2 (see ``atleast_3d``)."""
+    return cat(atleast_3d(_non_empty("dstack", tensors)), 2)
+
+
+def _non_empty(name, tensors):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
 
 
 def diff(input, n=1, dim=-1):
@@ -819,3 +902,349 @@ def diff(input, n=1, dim=-1):
         size = input.shape[dim]
         input = narrow(input, dim, 1, size - 1) - narrow(input, dim, 0, size - 1)
     return input
+
+
+# ---- at least n dimensions, ravel ----------------------------------------------------
+def _each(function, tensors):
+    """``f(x)`` gives one tensor; ``f(x, y)`` and ``f([x, y])`` a tuple."""
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return function(tensors[0])
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    return tuple(function(t) for t in tensors)
+
+
+def atleast_1d(*tensors):
+    """A number becomes a vector of one element; other tensors are returned as they are."""
+    return _each(lambda t: reshape(t, 1) if t.ndim == 0 else t, tensors)
+
+
+def atleast_2d(*tensors):
+    """A number becomes a 1 x 1 matrix, a vector a row."""
+    return _each(lambda t: reshape(t, 1, 1) if t.ndim == 0 else
+                 unsqueeze(t, 0) if t.ndim == 1 else t, tensors)
+
+
+def atleast_3d(*tensors):
+    """A number becomes a 1 x 1 x 1 block, a vector of n one of 1 x n x 1, and a matrix
+    gets a last dimension of size 1."""
+    def lift(t):
+        if t.ndim == 0:
+            return reshape(t, 1, 1, 1)
+        if t.ndim == 1:
+            return unsqueeze(unsqueeze(t, 0), -1)
+        return unsqueeze(t, -1) if t.ndim == 2 else t
+    return _each(lift, tensors)
+
+
+def ravel(input):
+    """The elements in a row: a view of a contiguous tensor, else of a contiguous copy."""
+    return view(contiguous(input), -1)
+
+
+# ---- splitting into slices --------------------------------------------------------------
+def tensor_split(input, indices_or_sections, dim=0):
+    """Pieces along ``dim``, each a slice of its own (``SliceBackward0``, not one node for
+    all as in ``split``): ``sections`` pieces as equal as can be (the first ones one longer),
+    or the pieces between the given ``indices``."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    dim = _check_dim(dim, input.ndim)
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = _split_points(indices_or_sections)
+    size = input.shape[dim]
+    if isinstance(indices_or_sections, int):
+        bounds = _section_bounds(size, indices_or_sections)
+    else:
+        bounds = [0, *indices_or_sections, size]
+    lead = (slice(None),) * dim
+    return tuple(input[lead + (slice(start, end),)] for start, end in zip(bounds, bounds[1:]))
+
+
+def _split_points(tensor):
+    """A tensor of tensor_split: a number of sections (0-d), or indices (1-d)."""
+    if tensor.dtype.name != "int64":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of "
+                           f"long, but got {tensor.dtype.short_name}")
+    if tensor.ndim > 1:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
+                           f"zero-dimensional or one-dimensional tensor, but got a tensor with "
+                           f"{tensor.ndim} dims")
+    return int(tensor.item()) if tensor.ndim == 0 else tensor.tolist()
+
+
+def _section_bounds(size, sections):
+    """Where ``sections`` pieces of a dimension of ``size`` start and end."""
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    small, longer = divmod(size, sections)
+    bounds = [0]
+    for piece in range(sections):
+        bounds.append(bounds[-1] + small + (piece < longer))
+    return bounds
+
+
+def hsplit(input, indices_or_sections):
+    """tensor_split along dimension 1 (0 for a vector), into pieces of equal size."""
+    dim = 0 if input.ndim == 1 else 1
+    return _split_equally("hsplit", input, indices_or_sections, dim, least=1)
+
+
+def vsplit(input, indices_or_sections):
+    return _split_equally("vsplit", input, indices_or_sections, 0, least=2)
+
+
+def dsplit(input, indices_or_sections):
+    return _split_equally("dsplit", input, indices_or_sections, 2, least=3)
+
+
+def _split_equally(name, input, indices_or_sections, dim, least):
+    if input.ndim < least:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {least} dimension, "
+                           f"but got a tensor with {input.ndim} dimensions!")
+    if isinstance(indices_or_sections, int):
+        size = input.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+                               f"size of the dimension {size} is not divisible by the "
+                               f"split_size {indices_or_sections}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+# ---- rotations, flips, blocks ---------------------------------------------------------
+class Rot90Backward0(Operation):
+    """A quarter turn, ``k`` times, from the first of ``dims`` towards the second: a copy,
+    made as PyTorch makes it (a flip, then a transposed view of the flipped copy)."""
+    promote = "none"
+    _saved_dims = GivenDim(many=True)
+
+    def forward(self, a, k, dims, given):
+        self._given_dim, self._dims = given, dims
+        self._k, self._saved_k = k, shown_dims(k, many=False)
+        dim0, dim1 = dims
+        flipped = np.flip(a, {0: (), 1: dim1, 2: dims, 3: dim0}[k % 4]).copy()
+        return np.swapaxes(flipped, dim0, dim1) if k % 2 else flipped
+
+    def backward(self, grad):
+        return rot90(grad, -self._k, self._dims)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    wrapped = tuple(_check_dim(d, input.ndim) for d in dims)
+    if wrapped[0] == wrapped[1]:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    return Rot90Backward0.apply(input, k=k, dims=wrapped, given=tuple(dims))
+
+
+def fliplr(input):
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, 1)
+
+
+def flipud(input):
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, 0)
+
+
+class BlockDiagBackward0(Operation):
+    """The inputs as blocks on the diagonal of one matrix, zeros elsewhere (a vector is a
+    block of one row, a number one of 1 x 1); each gradient is its block of the gradient."""
+
+    def forward(self, *arrays):
+        self._shapes = [a.shape for a in arrays]
+        blocks = [a.reshape(1, a.size) if a.ndim < 2 else a for a in arrays]
+        self._corners, row, column = [], 0, 0
+        for block in blocks:
+            self._corners.append((row, column, *block.shape))
+            row, column = row + block.shape[0], column + block.shape[1]
+        out = np.zeros((row, column), dtype=blocks[0].dtype)
+        for block, (top, left, height, width) in zip(blocks, self._corners):
+            out[top:top + height, left:left + width] = block
+        return out
+
+    def backward(self, grad):
+        """Each input's block of the gradient, cut as PyTorch cuts it: squeeze(-1) for a
+        vector (which leaves a row of several; the engine sums it to the vector's shape)."""
+        grads = []
+        for (top, left, height, width), shape in zip(self._corners, self._shapes):
+            block = grad[top:top + height, left:left + width]
+            for _ in range(2 - len(shape)):
+                block = block.squeeze(-1)
+            grads.append(block)
+        return tuple(grads)
+
+
+def block_diag(*tensors):
+    if not tensors:
+        from teachgrad import creation
+        return creation.zeros(1, 0)
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.ndim} dimensions")
+    return BlockDiagBackward0.apply(*tensors)
+
+
+# ---- shapes that broadcast, views of any strides --------------------------------------
+def broadcast_shapes(*shapes):
+    """The shape tensors of these shapes broadcast to (a number counts as a 1-D shape)."""
+    from teachgrad.tensor import Size
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shape}")
+    common = [1] * max((len(s) for s in shapes), default=0)
+    for number, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == common[i] or shape[i] == 1 and common[i] != 1:
+                continue
+            if common[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[i]} at "
+                                   f"{i}! Mismatching argument at index {number} had {shape}; but "
+                                   f"expected shape should be broadcastable to {common}")
+            if shape[i] < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            common[i] = shape[i]
+    return Size(common)
+
+
+def _memory(a):
+    """The memory a numpy array lies in, as a flat array, and where ``a`` starts in it
+    (PyTorch's storage and storage offset)."""
+    owner = a
+    while True:
+        if isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        elif isinstance(getattr(owner.base, "base", None), np.ndarray):
+            owner = owner.base.base       # (numpy's as_strided keeps its input there)
+        else:
+            break
+    flat = np.lib.stride_tricks.as_strided(owner, (owner.nbytes // a.itemsize,), (a.itemsize,),
+                                           writeable=owner.flags.writeable)
+    start = a.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return flat, start // a.itemsize
+
+
+def _positions(sizes, strides, offset):
+    """Where in memory each element of a tensor of these sizes and strides lies."""
+    grid = np.indices(sizes, sparse=True)
+    return np.broadcast_to(offset + sum(i * s for i, s in zip(grid, strides)), sizes)
+
+
+class AsStridedBackward0(ViewOperation):
+    """A view of the input's memory with the given sizes and strides, from
+    ``storage_offset`` (counted in elements from the start of that memory; by default
+    where the input starts). Strides may make elements repeat: their gradients add up.
+    (Its namesake in ``autograd/views.py`` is the node PyTorch gives a view whose base was
+    changed in place.)"""
+
+    def forward(self, a, size, stride, storage_offset):
+        self._saved_size, self._saved_stride = size, stride
+        self._saved_storage_offset = storage_offset       # (None when not given)
+        memory, start = _memory(a)
+        offset = start if storage_offset is None else storage_offset
+        needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+        if needed > len(memory):
+            raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                               f"offset {offset}, and itemsize {a.itemsize} requiring a storage "
+                               f"size of {needed * a.itemsize} are out of bounds for storage of "
+                               f"size {memory.nbytes}")
+        self._input_places = (a.shape, [s // a.itemsize for s in a.strides], start)
+        self._offset = offset
+        repeats = any(n > 1 and s == 0 for n, s in zip(size, stride))
+        return np.lib.stride_tricks.as_strided(
+            memory[offset:], size, [s * a.itemsize for s in stride],
+            writeable=memory.flags.writeable and not repeats)
+
+    def backward(self, grad):
+        """PyTorch's as_strided_backward: the gradient summed into a copy of the memory, at
+        each element's place; read back at the input's places (shared out when several
+        input elements lie at one place)."""
+        from teachgrad import creation
+        inputs = _positions(*self._input_places)
+        outputs = _positions(self._saved_size, self._saved_stride, self._offset)
+        length = int(max(inputs.max(initial=-1), outputs.max(initial=-1))) + 1
+        memory = creation.zeros(length, dtype=grad.dtype).index_add(
+            0, Tensor._make(outputs.reshape(-1).astype(np.int64)), grad.reshape(-1))
+        counts = np.bincount(inputs.reshape(-1), minlength=length)
+        if (counts > 1).any():
+            memory = memory / Tensor._make(np.maximum(counts, 1).astype(memory._data.dtype))
+        return memory[Tensor._make(inputs.astype(np.int64))]
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    if storage_offset is not None and storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    offset = _memory(input._data)[1] if storage_offset is None else storage_offset
+    return AsStridedBackward0.apply_view(input, lambda t: as_strided(t, size, stride, offset),
+                                         size=size, stride=stride, storage_offset=storage_offset)
+
+
+class NarrowCopyBackward0(Operation):
+    """``narrow`` as a copy, not a view: its gradient is a slice's."""
+    promote = "none"
+
+    def forward(self, a, dim, start, length, given):
+        self._saved_self_sym_sizes, self._saved_length = a.shape, length
+        self._saved_dim, self._saved_start = (shown_dims(g, many=False) for g in given)
+        self._key = (slice(None),) * dim + (slice(start, start + length),)
+        return a[self._key].copy()
+
+    def backward(self, grad):
+        from teachgrad.ops.indexing import SliceBackwardBackward0
+        return SliceBackwardBackward0.apply(grad, shape=self._saved_self_sym_sizes, key=self._key)
+
+
+def narrow_copy(input, dim, start, length):
+    wrapped = _check_dim(dim, input.ndim)
+    return NarrowCopyBackward0.apply(input, dim=wrapped, length=length, given=(dim, start),
+                                     start=_narrow_start(input, wrapped, start, length))
+
+
+# ---- products of vectors, flat diagonals ------------------------------------------------
+def cartesian_prod(*tensors):
+    """Every combination of one element from each vector, one per row (PyTorch's steps:
+    the meshgrid, each grid flattened, the grids stacked as columns)."""
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([flatten(grid) for grid in meshgrid(*tensors, indexing="ij")], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The ``r``-element combinations of a vector's elements, in order, one per row: the
+    meshgrid of ``r`` copies, with each grid's entries picked where the positions increase."""
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor._make(np.empty(0, dtype=input._data.dtype))
+    positions = np.meshgrid(*[np.arange(input.shape[0])] * r, indexing="ij")
+    in_order = np.ones(positions[0].shape, dtype=bool)
+    for before, after in zip(positions, positions[1:]):
+        in_order &= before <= after if with_replacement else before < after
+    mask = Tensor._make(in_order)
+    return stack([grid.masked_select(mask) for grid in meshgrid(*[input] * r, indexing="ij")], 1)
+
+
+def diagflat(input, offset=0):
+    """The flattened input on a diagonal of a square matrix."""
+    return diag_embed(ravel(input), offset)
