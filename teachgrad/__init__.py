@@ -75,6 +75,10 @@ from teachgrad.ops.indexing import (diagonal_scatter, index_copy, index_fill, se
 from teachgrad.printing import set_printoptions
 from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)
+from teachgrad.nn.functional import (  # noqa: E402
+    adaptive_avg_pool1d, adaptive_max_pool1d_with_indices as adaptive_max_pool1d, avg_pool1d,
+    celu, celu_, conv1d, cosine_similarity, group_norm, hardshrink, max_pool1d,
+    max_pool1d_with_indices, pairwise_distance, prelu)
 from teachgrad.serialization import load, save  # noqa: E402  (it pickles nn.Parameter)
 
 half, double, long, int, float = float16, float64, int64, int32, float32

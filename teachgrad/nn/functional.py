@@ -10,7 +10,8 @@ import warnings
 import numpy as np
 
 from teachgrad import dtypes, random
-from teachgrad.ops import linalg, nn_ops, pointwise, reduction
+from teachgrad.autograd import grad_mode
+from teachgrad.ops import linalg, nn_ops, pointwise, reduction, shape
 from teachgrad.ops.nn_ops import (BinaryCrossEntropyBackward0,
                                   BinaryCrossEntropyWithLogitsBackward0, ConvolutionBackward0,
                                   MaxPool2DWithIndicesBackward0, NllLoss2DBackward0,
@@ -53,21 +54,44 @@ def _check_window_args(stride, padding, dilation):
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
-        raise RuntimeError("dilation should be greater than zero")
+        raise RuntimeError("non-positive dilation is not supported")
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """A 1-d convolution of (N, C, L) or (C, L) input with (O, C, K) weight."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """A 2-d convolution of (N, C, H, W) or (C, H, W) input with (O, C, KH, KW) weight."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def _convolution(input, weight, bias, stride, padding, dilation, groups, dims):
+    """conv1d (``dims`` = 1) or conv2d: PyTorch's checks, in its order, then one
+    ConvolutionBackward0 node (an unbatched input is unsqueezed, and squeezed after)."""
     if groups != 1:
-        raise NotImplementedError("teachgrad's conv2d supports groups=1 only")
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
-                           f"input of size: {list(input.shape)}")
-    if input.ndim == 3:
-        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation).squeeze(0)
-    stride, dilation = _pair(stride), _pair(dilation)
+        raise NotImplementedError(f"teachgrad's conv{dims}d supports groups=1 only")
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to "
+                           f"conv{dims}d, but got input of size: {list(input.shape)}")
+    if input.ndim == dims + 1:
+        return _convolution(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
+                            dims).squeeze(0)
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    stride, dilation = _tuple(stride, dims), _tuple(dilation, dims)
     padding = _padding_of(padding, weight.shape[2:], stride, dilation)
+    kernel_dims = weight.ndim - 2
+    stride, padding, dilation = (_expanded(value, name, kernel_dims) for value, name in
+                                 ((stride, "stride"), (padding, "padding"),
+                                  (dilation, "dilation")))
+    if weight.ndim != input.ndim:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
+                           f"dimensional weight {list(weight.shape)}, but got {input.ndim}-"
+                           f"dimensional input of size {list(input.shape)} instead")
     _check_window_args(stride, padding, dilation)
+    _check_convolution_types(input, weight, bias)
     out_channels, in_channels = weight.shape[:2]
     if input.shape[1] != in_channels:
         raise RuntimeError(f"Given groups=1, weight of size {list(weight.shape)}, expected "
@@ -77,16 +101,13 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
                            f"1-dimensional with {out_channels} elements, but got bias of size "
                            f"{list(bias.shape)} instead")
-    for other, name in ((bias, "bias"), (weight, "weight")):
-        if other is not None and other.dtype is not input.dtype:
-            raise RuntimeError(f"Input type ({_type_name(input).lower()}) and {name} type "
-                               f"({_type_name(other).lower()}) should be the same")
     padded = [size + 2 * p for size, p in zip(input.shape[2:], padding)]
     kernel = [d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation)]
     if any(k > size for k, size in zip(kernel, padded)):
-        raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x "
-                           f"{padded[1]}). Kernel size: ({kernel[0]} x {kernel[1]}). Kernel size "
-                           "can't be greater than actual input size")
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+                           "than actual input size")
     bias_sizes = (0,) if bias is None else (out_channels,)     # (PyTorch's _saved_ record)
     if bias is None:
         bias = _constant(np.zeros(out_channels, dtype=weight._data.dtype))
@@ -94,15 +115,43 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                                       dilation=dilation, bias_sizes=bias_sizes)
 
 
+def _tuple(value, dims):
+    return (value,) * dims if isinstance(value, int) else tuple(value)
+
+
+def _expanded(value, name, dims):
+    """One value stands for all ``dims`` dimensions; otherwise there must be one each."""
+    if len(value) == 1:
+        return value * dims
+    if len(value) != dims:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dims} "
+                           f"values to match the convolution dimensions, but got "
+                           f"{name}={list(value)}")
+    return value
+
+
+def _check_convolution_types(input, weight, bias):
+    if weight.dtype is not input.dtype:
+        if input.dtype is dtypes.float32 and weight.dtype is dtypes.float64:
+            raise RuntimeError("Input type (teachgrad.FloatTensor) and weight type "
+                               "(teachgrad.DoubleTensor) should be the same or input should be "
+                               "a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {_type_name(input)} but found "
+                           f"{_type_name(weight)}")
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({_type_name(input).lower()}) and bias type "
+                           f"({_type_name(bias).lower()}) should be the same")
+
+
 def _padding_of(padding, kernel_size, stride, dilation):
-    """Padding as a pair; "valid" is none, "same" keeps the image size (stride 1)."""
+    """Padding as a tuple; "valid" is none, "same" keeps the image size (stride 1)."""
     if not isinstance(padding, str):
-        return _pair(padding)
+        return _tuple(padding, len(stride))
     if padding not in ("same", "valid"):
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     if padding == "valid":
-        return (0, 0)
-    if stride != (1, 1):
+        return (0,) * len(stride)
+    if any(s != 1 for s in stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     totals = [d * (k - 1) for k, d in zip(kernel_size, dilation)]
     if any(total % 2 for total in totals):
@@ -161,15 +210,178 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                            divisor_override=divisor_override, **geometry)
 
 
+def _single(value):
+    return value[0] if isinstance(value, (tuple, list)) else value
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max pooling along the last dimension. As in PyTorch, it is max_pool2d of images one
+    row high: unsqueeze(-2), MaxPool2DWithIndicesBackward0, squeeze(-2)."""
+    if input.ndim not in (2, 3) or 0 in input.shape[1:]:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    kernel_size, padding, dilation = _single(kernel_size), _single(padding), _single(dilation)
+    stride = kernel_size if stride is None or stride == [] else _single(stride)
+    for name, value, ok in (("kernel_size", kernel_size, kernel_size > 0),
+                            ("stride", stride, stride > 0)):
+        if not ok:
+            raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {value}")
+    if padding < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {padding}")
+    if padding > kernel_size // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but "
+                           f"got padding={padding} and kernel_size={kernel_size}")
+    if dilation <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
+    (length,) = nn_ops.output_shape(input.shape[-1:], (kernel_size,), (stride,), (padding,),
+                                    (dilation,))
+    if length <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {length}")
+    pooled = max_pool2d(input.unsqueeze(-2), (1, kernel_size), (1, stride), (0, padding),
+                        (1, dilation), ceil_mode, return_indices)
+    if return_indices:
+        return pooled[0].squeeze(-2), pooled[1].squeeze(-2)
+    return pooled.squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Average pooling along the last dimension: avg_pool2d of images one row high."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for avg_pool1d)")
+    kernel_size, padding = _single(kernel_size), _single(padding)
+    stride = kernel_size if stride is None or stride == [] else _single(stride)
+    if stride == 0:
+        raise RuntimeError("stride should not be zero")
+    pooled = avg_pool2d(input.unsqueeze(-2), (1, kernel_size), (1, stride), (0, padding),
+                        ceil_mode, count_include_pad)
+    return pooled.squeeze(-2)
+
+
+def _adaptive_output_size(input, output_size, error):
+    """The output size as a pair, a None standing for the input's own size."""
+    size = _pair(output_size)
+    if len(size) != 2:
+        raise RuntimeError(error)
+    return tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(size))
+
+
+def _check_adaptive_input(input, name, first_checked_dim):
+    """PyTorch's checks of an adaptive pooling input: 3-d or 4-d, floating point, no empty
+    dimension from ``first_checked_dim`` on."""
+    if input.ndim not in (3, 4):
+        separator = ": " if "max" in name else " "
+        raise RuntimeError(f"{name} Expected 3D or 4D tensor, but got{separator}"
+                           f"{list(input.shape)}")
+    for dim in range(first_checked_dim(input.ndim), input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"{name} Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {dim} being empty")
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """The mean of each of output_size windows, chosen to cover the image as evenly as
+    possible. An output of 1 x 1 is the mean over the image (MeanBackward1, as in PyTorch)."""
+    output_size = _adaptive_output_size(input, output_size,
+                                        "adaptive_avg_pool2d: output_size must be 2")
+    if min(output_size) < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{{output_size[0]}, {output_size[1]}}}")
+    if output_size == (1, 1):
+        return input.mean((-1, -2), keepdim=True)
+    _check_adaptive_input(input, "adaptive_avg_pool2d():", lambda ndim: ndim - 2)
+    _check_floating(input, "adaptive_avg_pool2d")
+    return nn_ops.AdaptiveAvgPool2DBackward0.apply(input, output_size=output_size)
+
+
+def _check_floating(input, kernel_name):
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{_type_name(input)}'")
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """The largest value of each adaptive window (see adaptive_avg_pool2d); with
+    ``return_indices``, also where each one was in the flattened H * W plane."""
+    _check_adaptive_input(input, "adaptive_max_pool2d():", lambda ndim: 1)
+    output_size = _adaptive_output_size(
+        input, output_size, "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    if min(output_size) < 0:
+        shape = list(input.shape[:-2]) + list(output_size)
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(output_size)}: {shape}")
+    _check_floating(input, "adaptive_max_pool2d")
+    return nn_ops.AdaptiveMaxPool2DBackward0.apply(input, output_size=output_size,
+                                                   return_indices=return_indices)
+
+
+def _one_row(input, output_size, name):
+    """The checks of a 1-d adaptive pooling: (N, C, L) or (C, L) input, one output size.
+    PyTorch then pools images one row high: unsqueeze(-2), the 2-d op, squeeze(-2)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+    if isinstance(output_size, float):
+        raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, "
+                        f"not float")
+    size = (output_size,) if isinstance(output_size, int) else tuple(output_size)
+    if len(size) != 1:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int "
+                           f"(got {len(size)})")
+    return input.unsqueeze(-2), (1, size[0])
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """The mean of each of output_size windows along the last dimension."""
+    rows, output_size = _one_row(input, output_size, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(rows, output_size).squeeze(-2)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """The largest value of each of output_size windows along the last dimension."""
+    rows, output_size = _one_row(input, output_size, "adaptive_max_pool1d")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"adaptive_max_pool1d(): Expected input to have non-zero size "
+                               f"for non-batch dimensions, but input has sizes "
+                               f"{list(input.shape)} with dimension {dim} being empty")
+    pooled = adaptive_max_pool2d(rows, output_size, return_indices)
+    if return_indices:
+        return pooled[0].squeeze(-2), pooled[1].squeeze(-2)
+    return pooled.squeeze(-2)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool1d's values and indices, always both (``torch.adaptive_max_pool1d``)."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool1d's values and indices, always both."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                      return_indices=True)
+
+
 # ---- activations ---------------------------------------------------------------------
 def relu(input, inplace=False):
     return input.relu_() if inplace else pointwise.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if inplace:
         return nn_ops.LeakyReluBackward1.apply_inplace(input, negative_slope=negative_slope)
     return nn_ops.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -213,6 +425,11 @@ def log_softmax(input, dim=None, dtype=None):
     return reduction.log_softmax(input, _softmax_dim("log_softmax", input.ndim, dim), dtype=dtype)
 
 
+def softmin(input, dim=None, dtype=None):
+    """softmax(-input): the smallest values get the largest weights."""
+    return reduction.softmax(-input, _softmax_dim("softmin", input.ndim, dim), dtype=dtype)
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1 / (1 - p).
 
@@ -220,17 +437,69 @@ def dropout(input, p=0.5, training=True, inplace=False):
     the same after the same ``manual_seed``. With p = 0 or outside training the
     input itself is returned.
     """
+    _check_dropout_probability(p)
+    return _drop(input, p, training, inplace, input.shape)
+
+
+def _check_dropout_probability(p):
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _drop(input, p, training, inplace, mask_shape):
+    """Multiply ``input`` by a mask of 0 and 1 / (1 - p) shaped ``mask_shape`` (broadcast)."""
     if p == 0 or not training or input.numel() == 0:
         return input
     dtype = input._data.dtype
     if p == 1:
         mask = np.zeros((), dtype=dtype)
     else:
-        mask = random.bernoulli(input.shape, 1 - p, dtype=dtype) / dtype.type(1 - p)
+        mask = random.bernoulli(mask_shape, 1 - p, dtype=dtype) / dtype.type(1 - p)
     mask = _constant(mask)
     return input.mul_(mask) if inplace else input * mask
+
+
+def _feature_dropout(input, p, training, inplace):
+    """Zero whole channels: one draw per (sample, channel), PyTorch's feature_dropout."""
+    return _drop(input, p, training, inplace, input.shape[:2] + (1,) * (input.ndim - 2))
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero each channel of (N, C, L) or (C, L) input with probability p (and scale the
+    rest by 1 / (1 - p))."""
+    _check_dropout_probability(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D "
+                           "input. Note that dropout1d exists to provide channel-wise dropout "
+                           "on inputs with 1 spatial dimension, a channel dimension, and an "
+                           "optional batch dimension (i.e. 2D or 3D inputs).")
+    if input.ndim == 3:
+        return _feature_dropout(input, p, training, inplace)
+    batched = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(batched, p, training, inplace)
+    return result.squeeze_(0) if inplace else result.squeeze(0)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero each channel of (N, C, H, W) input with probability p, with PyTorch's warnings
+    for other shapes (a 3-d input is taken as (N, C, L))."""
+    _check_dropout_probability(p)
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is "
+                      "deprecated and will result in an error in a future release. To retain "
+                      "the behavior and silence this warning, please use dropout instead. Note "
+                      "that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", UserWarning, stacklevel=2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change "
+                      "in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
+                      "behavior, please switch to using dropout1d instead.", UserWarning,
+                      stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
 
 
 # ---- normalisation, embedding, padding ----------------------------------------------
@@ -314,7 +583,7 @@ def _warn_if_broadcast(input, target):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
                       f"size ({input.shape}). This will likely lead to incorrect results due "
                       "to broadcasting. Please ensure they have the same size.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=4)
         _check_broadcastable(input.shape, target.shape)
 
 
@@ -326,21 +595,31 @@ def _check_broadcastable(a, b):
                                f"({y}) at non-singleton dimension {dim}")
 
 
+def _broadcast(input, target):
+    """Both expanded to one shape (with PyTorch's warning when the target's differs)."""
+    _warn_if_broadcast(input, target)
+    return shape.broadcast_tensors(input, target)
+
+
 def mse_loss(input, target, *, reduction="mean"):
     """The mean (or sum) of the squared differences."""
+    input, target = _broadcast(input, target)
     _check_reduction(reduction)
-    _warn_if_broadcast(input, target)
     return nn_ops.MseLossBackward0.apply(input, target, reduction=reduction)
 
 
 def l1_loss(input, target, *, reduction="mean"):
     """The mean (or sum) of the absolute differences, built from sub, abs and mean."""
+    input, target = _broadcast(input, target)
     _check_reduction(reduction)
-    _warn_if_broadcast(input, target)
-    losses = (input - target).abs()
-    if reduction == "none":
-        return losses
-    return losses.mean() if reduction == "mean" else losses.sum()
+    return _apply_reduction((input - target).abs(), reduction)
+
+
+def _apply_reduction(losses, reduction):
+    """Keep every loss, or take their mean or sum (PyTorch's apply_loss_reduction)."""
+    if reduction == "mean":
+        return losses.mean()
+    return losses.sum() if reduction == "sum" else losses
 
 
 def _float_target(target, input):
@@ -465,6 +744,109 @@ def _cross_entropy_with_probabilities(log_probs, target, weight, class_dim, redu
     return pointwise.DivBackward1.apply(-products.sum(), other=batch)
 
 
+# ---- more losses and similarities: smooth L1, Huber, KL divergence, cosine, distances ----
+def _check_float(name, input, target):
+    common = dtypes.result_type((input, target))
+    if not common.is_floating_point:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{common.short_name}'")
+
+
+def smooth_l1_loss(input, target, *, reduction="mean", beta=1.0):
+    """Half the squared error (÷ beta) where |input - target| < beta, the absolute error
+    (less beta / 2) beyond: less swayed by outliers than mse_loss. beta = 0 is l1_loss."""
+    input, target = _broadcast(input, target)
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    _check_float("smooth_l1_cpu", input, target)
+    return nn_ops.SmoothL1LossBackward0.apply(input, target, reduction=reduction, beta=beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Half the squared error where |input - target| < delta, delta times the absolute
+    error (less delta / 2) beyond: smooth_l1_loss with beta = delta, times delta.
+    ``weight`` (shaped like input) multiplies each element's loss before the reduction."""
+    expanded_input, target = _broadcast(input, target)
+    if weight is None:
+        _check_reduction(reduction)
+        return _huber(expanded_input, target, reduction, delta)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    losses = _huber(expanded_input, target, "none", delta) * weight
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', "
+                         "'mean', 'sum'.")
+    return _apply_reduction(losses, reduction)
+
+
+def _huber(input, target, reduction, delta):
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _check_float("huber_cpu", input, target)
+    return nn_ops.HuberLossBackward0.apply(input, target, reduction=reduction, delta=delta)
+
+
+def kl_div(input, target, *, reduction="mean", log_target=False):
+    """The Kullback-Leibler divergence sum t (log t - input) of the distribution ``target``
+    from ``input``, given as log-probabilities (``target`` too, with ``log_target``).
+    "batchmean" divides the sum by the batch size: the mathematical KL divergence of each
+    sample, averaged; "mean" divides by the number of elements (with PyTorch's warning)."""
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    summed = "sum" if reduction == "batchmean" else reduction
+    _check_reduction(summed)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        losses = target.exp() * (target - input)
+    else:
+        losses = pointwise.xlogy(target, target) - target * input
+    loss = _apply_reduction(losses, summed)
+    if reduction == "batchmean" and input.ndim != 0:
+        return loss / input.shape[0]
+    return loss
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """``input`` divided by its p-norm along ``dim`` (at least ``eps``): unit vectors."""
+    denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denominator
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between x1 and x2 along ``dim``: each divided by its norm
+    (at least ``eps``) first, then their dot product, as PyTorch computes it (so it stays
+    within [-1, 1] and nothing overflows). The norms are raised to ``eps`` in place,
+    without recording it, on clones, so the gradient still reaches x1 and x2."""
+    common = dtypes.result_type((x1, x2))
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{common.short_name}")
+    x1, x2 = (x if x.dtype.is_floating_point else x.to(common) for x in (x1, x2))
+    if x1.shape != x2.shape:           # both expanded, as PyTorch's expand_outplace does
+        _check_broadcastable(x1.shape, x2.shape)
+        shape = tuple(np.broadcast_shapes(x1.shape, x2.shape))
+        x1, x2 = x1.expand(shape), x2.expand(shape)
+    norms = [reduction.vector_norm(x, 2, dim, keepdim=True).clone() for x in (x1, x2)]
+    with grad_mode.no_grad():
+        for norm in norms:
+            norm.clamp_min_(eps)
+    return ((x1 / norms[0]) * (x2 / norms[1])).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of x1 - x2 + eps along the last dimension (eps keeps the gradient
+    finite where x1 = x2)."""
+    dim = max(x1.ndim, x2.ndim) - 1
+    shifted = pointwise.plus_number(x1 - x2, eps)
+    return nn_ops.NormBackward1.apply(shifted, p=p, dim=dim, keepdim=keepdim)
+
+
 # ---- layer norm and more activations -------------------------------------------------
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise each sample over its last ``len(normalized_shape)`` dimensions."""
@@ -568,3 +950,108 @@ def hardswish(input, inplace=False):
 
 def mish(input, inplace=False):
     return _pointwise(nn_ops.MishBackward0, input, inplace)
+
+
+def prelu(input, weight):
+    """x where x > 0, else weight * x, with one weight per channel (dimension 1) or a single
+    one. As in PyTorch, the weight is first viewed to line up with the channels."""
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not "
+                        f"{type(weight).__name__}")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_type_name(input)} and "
+                           f"{_type_name(weight)}")
+    if weight.numel() != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    if input.ndim != weight.ndim:
+        weight = weight.reshape([weight.numel() if d == 1 else 1 for d in range(input.ndim)])
+    return nn_ops.PreluKernelBackward0.apply(input, weight)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _check_floating(input, "elu_cpu")
+    node = nn_ops.CeluBackward1 if inplace else nn_ops.CeluBackward0
+    return _pointwise(node, input, inplace, alpha=alpha)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def glu(input, dim=-1):
+    """The gated linear unit: a * sigmoid(b), a and b the two halves of ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not -input.ndim <= dim < input.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-input.ndim}, {input.ndim - 1}], but got {dim})")
+    _check_floating(input, "glu_cpu")
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} "
+                           f"is size {input.shape[dim]}")
+    return nn_ops.GluBackward0.apply(input, dim=dim)
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0."""
+    _check_floating(input, "hardshrink_cpu")
+    return nn_ops.HardshrinkBackward0.apply(input, lambd=lambd)
+
+
+def softshrink(input, lambd=0.5):
+    """x moved lambd towards 0, and 0 where |x| <= lambd."""
+    _check_floating(input, "softshrink_check")
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, {_largest(input)}] for input dtype "
+                           f"{_type_name(input)}, but found {lambd}")
+    return nn_ops.SoftshrinkBackward0.apply(input, lambd=lambd)
+
+
+def _largest(input):
+    """The dtype's largest value as C++ prints it (six significant digits)."""
+    return f"{float(dtypes.finfo(input.dtype).max):.6g}"
+
+
+def tanhshrink(input):
+    """x - tanh(x), composed of existing operations as in PyTorch."""
+    return input - input.tanh()
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each sample's channels in ``num_groups`` groups, then scale and shift each
+    channel."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    batch, channels = input.shape[:2]
+    per_group = [batch * channels // num_groups, num_groups, *input.shape[2:]]
+    if int(np.prod(per_group[:1] + per_group[2:])) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {per_group}")
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for other, name in ((weight, "weight"), (bias, "bias")):
+        if other is not None and (other.ndim != 1 or other.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(other.shape)} and input of shape {list(input.shape)}")
+    _check_floating(input, "GroupNormKernelImpl")
+    dtype = input._data.dtype
+    return nn_ops.NativeGroupNormBackward0.apply(
+        input, _constant(np.ones(channels, dtype=dtype)) if weight is None else weight,
+        _constant(np.zeros(channels, dtype=dtype)) if bias is None else bias,
+        group=num_groups, eps=eps, has_weight=weight is not None)

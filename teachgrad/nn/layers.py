@@ -13,8 +13,8 @@ from teachgrad.nn.module import Module
 from teachgrad.nn.parameter import Parameter
 
 
-def _pair(value):
-    return (value, value) if isinstance(value, int) else tuple(value)
+def _single(value):
+    return (value,) if isinstance(value, int) else tuple(value)
 
 
 def _init_weight_and_bias(weight, bias):
@@ -48,49 +48,66 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
-class Conv2d(Module):
-    """A 2-d convolution (cross-correlation, as in PyTorch) with a bias per output channel."""
+class _ConvNd(Module):
+    """A convolution (cross-correlation, as in PyTorch) with a bias per output channel;
+    ``dims`` is the number of its spatial dimensions."""
+    dims = 2
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
         if groups != 1 or padding_mode != "zeros":
-            raise NotImplementedError("teachgrad's Conv2d supports groups=1 and "
+            raise NotImplementedError(f"teachgrad's {type(self).__name__} supports groups=1 and "
                                       "padding_mode='zeros' only")
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"Invalid padding string '{padding}', should be one of "
                              "{'same', 'valid'}")
-        if padding == "same" and _pair(stride) != (1, 1):
+        if padding == "same" and self._tuple(stride) != (1,) * self.dims:
             raise ValueError("padding='same' is not supported for strided convolutions")
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
-        self.padding = padding if isinstance(padding, str) else _pair(padding)
-        self.dilation = _pair(dilation)
+        self.kernel_size, self.stride = self._tuple(kernel_size), self._tuple(stride)
+        self.padding = padding if isinstance(padding, str) else self._tuple(padding)
+        self.dilation = self._tuple(dilation)
         self.groups, self.padding_mode = groups, padding_mode
         self.weight = Parameter(creation.empty(out_channels, in_channels, *self.kernel_size,
                                                dtype=dtype))
         self.bias = Parameter(creation.empty(out_channels, dtype=dtype)) if bias else None
         self.reset_parameters()
 
+    def _tuple(self, value):
+        return (value,) * self.dims if isinstance(value, int) else tuple(value)
+
     def reset_parameters(self):
         _init_weight_and_bias(self.weight, self.bias)
-
-    def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
 
     def extra_repr(self):
         text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
                 f"stride={self.stride}")
-        if self.padding != (0, 0):
+        if self.padding != (0,) * self.dims:
             text += f", padding={self.padding}"
-        if self.dilation != (1, 1):
+        if self.dilation != (1,) * self.dims:
             text += f", dilation={self.dilation}"
         if self.bias is None:
             text += ", bias=False"
         return text
 
 
-class MaxPool2d(Module):
+class Conv1d(_ConvNd):
+    """A 1-d convolution of (N, C, L) sequences."""
+    dims = 1
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
+
+
+class Conv2d(_ConvNd):
+    """A 2-d convolution of (N, C, H, W) images."""
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
+
+
+class _MaxPoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
         super().__init__()
@@ -98,13 +115,40 @@ class MaxPool2d(Module):
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(_MaxPoolNd):
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool2d(_MaxPoolNd):
     def forward(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
+
+class AvgPool1d(Module):
+    """(Keeps its sizes as 1-tuples, as PyTorch does.)"""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding, self.ceil_mode = _single(padding), ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
     def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class AvgPool2d(Module):
@@ -121,6 +165,43 @@ class AvgPool2d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptivePool(Module):
+    """Pools to a fixed output size, whatever the input's (see F.adaptive_avg_pool2d)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class _AdaptiveMaxPool(_AdaptivePool):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class ReLU(Module):
@@ -222,6 +303,27 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+class Unflatten(Module):
+    """Splits dimension ``dim`` into ``unflattened_size``: the inverse of Flatten."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError(f"unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        for position, size in enumerate(unflattened_size):
+            if not isinstance(size, int):
+                raise TypeError(f"unflattened_size must be tuple of ints, but found element of "
+                                f"type {type(size).__name__} at pos {position}")
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
 class Identity(Module):
     """Returns its input unchanged (the very same tensor)."""
 
@@ -232,21 +334,37 @@ class Identity(Module):
         return input
 
 
-class Dropout(Module):
-    """In training, zeroes each element with probability p and scales the rest by 1/(1-p);
-    in evaluation (``model.eval()``) it returns its input."""
-
+class _DropoutNd(Module):
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """In training, zeroes each element with probability p and scales the rest by 1/(1-p);
+    in evaluation (``model.eval()``) it returns its input."""
+
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
 
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
+
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of (N, C, L) or (C, L) inputs in training."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zeroes whole channels of (N, C, H, W) inputs in training."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
 class _BatchNorm(Module):
@@ -318,6 +436,70 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """For (N, C, H, W) images."""
     expected_dims, expected_dims_text = (4,), "4D"
+
+
+class GroupNorm(Module):
+    """Normalises each sample's channels in ``num_groups`` groups, then scales and shifts
+    each channel (``weight`` starts at ones, ``bias`` at zeros)."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups, self.num_channels, self.eps, self.affine = (num_groups, num_channels,
+                                                                     eps, affine)
+        self.weight = Parameter(creation.empty(num_channels, dtype=dtype)) if affine else None
+        self.bias = Parameter(creation.empty(num_channels, dtype=dtype)) if affine and bias \
+            else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self.bias is not None}")
+
+
+class _ConstantPadNd(Module):
+    """Pads the last ``dims`` dimensions with ``value`` (``F.pad``); an int pads every side."""
+    dims = 1
+
+    def __init__(self, padding, value):
+        super().__init__()
+        self.padding = (padding,) * (2 * self.dims) if isinstance(padding, int) else \
+            tuple(padding)
+        self.value = value
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    pass
+
+
+class ConstantPad2d(_ConstantPadNd):
+    dims = 2
+
+
+class ZeroPad2d(ConstantPad2d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
 
 
 class Embedding(Module):
@@ -468,3 +650,73 @@ class LogSigmoid(Module):
 class Softsign(Module):
     def forward(self, input):
         return F.softsign(input)
+
+
+class PReLU(Module):
+    """x where x > 0, else a * x, with ``a`` learnt: one for all channels, or one each."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(creation.empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class CELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + _inplace_text(self.inplace)
+
+
+class Softmin(Softmax):
+    def forward(self, input):
+        return F.softmin(input, self.dim)
+
+
+class GLU(Module):
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Hardshrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+
+class Tanhshrink(Module):
+    def forward(self, input):
+        return F.tanhshrink(input)

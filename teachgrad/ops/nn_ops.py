@@ -15,10 +15,13 @@ an image.
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from teachgrad import dtypes
 from teachgrad.autograd.operation import Operation
 from teachgrad.ieee import quiet_numpy
+from teachgrad.ops import distances, pointwise, reduction
 from teachgrad.ops.indexing import EmbedBackward
 from teachgrad.ops.pointwise import ThresholdBackwardBackward0, times_number, where
+from teachgrad.ops.shape import GivenDim, cat
 from teachgrad.tensor import Tensor
 
 
@@ -84,16 +87,19 @@ def im2col(x, kernel_size, dilation, padding, stride):
 class WindowOperation(Operation):
     """An operation on windows: keeps the window geometry under PyTorch's attribute names."""
     saves_kernel_size = True      # (a convolution's window is its weight's shape: not saved)
+    saves_dilation = True         # (average pooling has none)
 
     def keep_geometry(self, kernel_size, stride, padding, dilation):
-        self._kernel_size = kernel_size
+        self._geometry = dict(kernel_size=kernel_size, dilation=dilation, padding=padding,
+                              stride=stride)
         if self.saves_kernel_size:
             self._saved_kernel_size = kernel_size
-        self._saved_stride, self._saved_padding, self._saved_dilation = stride, padding, dilation
+        if self.saves_dilation:
+            self._saved_dilation = dilation
+        self._saved_stride, self._saved_padding = stride, padding
 
     def geometry(self):
-        return dict(kernel_size=self._kernel_size, dilation=self._saved_dilation,
-                    padding=self._saved_padding, stride=self._saved_stride)
+        return self._geometry
 
 
 class Im2ColBackward0(WindowOperation):
@@ -143,25 +149,38 @@ class ConvolutionBackward0(WindowOperation):
 
     The gradients reuse the same pieces: for the weight, the gradient times the
     unfolded input; for the input, the weight times the gradient, folded back.
+    ``F.conv1d`` is the same node: a 1-d convolution is a 2-d one of images one row high
+    (its saved fields keep the 1-d geometry, as PyTorch shows them).
     """
     input_names = ("input", "weight", "bias")
     saves_kernel_size = False
     _saved_transposed, _saved_output_padding, _saved_groups = False, (0, 0), 1
 
     def forward(self, x, weight, bias, stride, padding, dilation, bias_sizes):
-        out_channels, _, kernel_h, kernel_w = weight.shape
-        self.keep_geometry((kernel_h, kernel_w), stride, padding, dilation)
-        self._saved_bias_sym_sizes_opt = bias_sizes
-        self._input_size, self._weight_shape = x.shape[-2:], weight.shape
+        self._saved_bias_sym_sizes_opt, self._weight_shape = bias_sizes, weight.shape
         self.save("weight")         # both, whichever gradients are needed, as in PyTorch:
         self.save("input")          # so changing the weight before backward is caught
+        one_row = x.ndim == 3       # conv1d
+        if one_row:
+            x, weight = x[:, :, None], weight[:, :, None]
+            stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
+        out_channels, _, kernel_h, kernel_w = weight.shape
+        self.keep_geometry((kernel_h, kernel_w), stride, padding, dilation)
+        if one_row:
+            self._saved_stride, self._saved_padding = stride[1:], padding[1:]
+            self._saved_dilation, self._saved_output_padding = dilation[1:], (0,)
+        self._input_size = x.shape[-2:]
         columns = im2col(x, (kernel_h, kernel_w), dilation, padding, stride)   # (N, C*KH*KW, L)
         out = np.matmul(weight.reshape(out_channels, -1), columns)            # (N, O, L)
         out += bias[:, None]
         out_h, out_w = output_shape(x.shape[-2:], (kernel_h, kernel_w), stride, padding, dilation)
-        return out.reshape(x.shape[0], out_channels, out_h, out_w)
+        out = out.reshape(x.shape[0], out_channels, out_h, out_w)
+        return out[:, :, 0] if one_row else out
 
     def backward(self, grad):
+        one_row = grad.ndim == 3    # conv1d: its images and gradients one row high
+        if one_row:
+            grad = grad.unsqueeze(2)
         batch, out_channels, out_h, out_w = grad.shape
         grad_rows = grad.reshape(batch, out_channels, out_h * out_w)       # (N, O, L)
         grad_input = grad_weight = grad_bias = None
@@ -170,8 +189,10 @@ class ConvolutionBackward0(WindowOperation):
             columns = rows.mm(self._saved_weight.reshape(out_channels, -1))  # (N*L, C*KH*KW)
             columns = columns.reshape(batch, out_h * out_w, -1).transpose(1, 2)
             grad_input = fold(columns, self._input_size, **self.geometry())
+            grad_input = grad_input.squeeze(2) if one_row else grad_input
         if self.needs_input_grad[1]:
-            columns = unfold(self._saved_input, **self.geometry())
+            image = self._saved_input.unsqueeze(2) if one_row else self._saved_input
+            columns = unfold(image, **self.geometry())
             grad_weight = grad_rows.matmul(columns.transpose(1, 2)).sum(0).reshape(
                 self._weight_shape)
         if self.needs_input_grad[2]:
@@ -279,22 +300,28 @@ class MaxPool2DWithIndicesBackwardBackward0(Operation):
         return image
 
     def _image_indices(self):
-        """Each index into an H * W plane turned into an index into the whole flattened
-        image (numpy's ``add.at`` is many times faster with one flat index than with two)."""
-        height, width = self._input_shape[-2:]
-        planes = int(np.prod(self._input_shape[:-2]))
-        plane_starts = np.arange(planes)[:, None] * (height * width)
-        return (self._indices.reshape(planes, -1) + plane_starts).reshape(-1)
+        return flat_indices(self._indices, self._input_shape)
 
     def backward(self, grad):
         gathered = grad.reshape(-1)[self._image_indices()]
         return gathered.reshape(self._indices.shape)
 
 
+def flat_indices(indices, image_shape):
+    """Each index into an H * W plane turned into an index into the whole flattened image
+    (numpy's ``add.at`` is many times faster with one flat index than with two)."""
+    height, width = image_shape[-2:]
+    planes = int(np.prod(image_shape[:-2]))
+    plane_starts = np.arange(planes)[:, None] * (height * width)
+    return (indices.reshape(planes, -1) + plane_starts).reshape(-1)
+
+
 class AvgPool2DBackward0(WindowOperation):
     """The mean of each window; the gradient is shared out evenly over the window."""
+    saves_dilation = False
 
     def forward(self, x, kernel_size, stride, padding, count_include_pad, divisor_override):
+        self.save("self")           # (backward needs only its size; PyTorch keeps it)
         self.keep_geometry(kernel_size, stride, padding, (1, 1))
         self._saved_ceil_mode = False
         self._saved_count_include_pad = count_include_pad
@@ -328,6 +355,106 @@ def _fold_pool_columns(columns, grad_shape, input_size, geometry):
     kernel_h, kernel_w = geometry["kernel_size"]
     columns = columns.reshape(*lead, channels * kernel_h * kernel_w, out_h * out_w)
     return fold(columns, input_size, **geometry)
+
+
+# ---- adaptive pooling: windows chosen to give the output size asked for -----------------
+def adaptive_windows(size, out_size):
+    """PyTorch's windows along one dimension: window i covers [floor(i * size / out_size),
+    ceil((i + 1) * size / out_size)). They may overlap and differ in length by one."""
+    steps = np.arange(out_size)
+    return steps * size // out_size, -(-(steps + 1) * size // out_size)
+
+
+def window_membership(size, out_size, dtype):
+    """The (out_size, size) matrix of 0 and 1 whose row i marks the places of window i."""
+    starts, ends = adaptive_windows(size, out_size)
+    places = np.arange(size)
+    return ((places >= starts[:, None]) & (places < ends[:, None])).astype(dtype)
+
+
+class AdaptiveAvgPool2DBackward0(Operation):
+    """The mean of each adaptive window. Windows of rows and of columns combine, so the
+    sums are two matrix products with 0/1 membership matrices: rows @ x @ columns.T."""
+
+    def forward(self, x, output_size):
+        self.save("self")
+        self._input_size, self._output_size = x.shape[-2:], output_size
+        rows, columns, areas = _adaptive_means(x.shape[-2:], output_size, x.dtype)
+        return rows @ x @ columns.T / areas
+
+    def backward(self, grad):
+        return AdaptiveAvgPool2DBackwardBackward0.apply(grad, self._saved_self)
+
+
+def _adaptive_means(image_size, output_size, dtype):
+    """The row and column membership matrices, and the area of each window."""
+    rows, columns = (window_membership(size, out, dtype)
+                     for size, out in zip(image_size, output_size))
+    return rows, columns, rows.sum(1)[:, None] * columns.sum(1)
+
+
+class AdaptiveAvgPool2DBackwardBackward0(Operation):
+    """Adaptive average pooling's backward: each output's gradient shared out evenly over
+    its window (the transposed products). Linear in ``grad``; the input only gives the
+    shape, so its gradient is zero."""
+    input_names = ("grad_output", "self")
+
+    def forward(self, grad, x):
+        out_h, out_w = grad.shape[-2:]
+        self._saved_grad_output_sym_argsize_minus_2 = out_h
+        self._saved_grad_output_sym_argsize_minus_1 = out_w
+        rows, columns, areas = _adaptive_means(x.shape[-2:], (out_h, out_w), grad.dtype)
+        return rows.T @ (grad / areas) @ columns
+
+    def backward(self, grad):
+        output_size = (self._saved_grad_output_sym_argsize_minus_2,
+                       self._saved_grad_output_sym_argsize_minus_1)
+        return AdaptiveAvgPool2DBackward0.apply(grad, output_size=output_size), _zeros_like(grad)
+
+
+class AdaptiveMaxPool2DBackward0(Operation):
+    """The largest value of each adaptive window (the first of equal ones; a NaN wins, the
+    last of several), and its index into the flattened H * W plane (``_saved_result1``)."""
+    kept_names = ("result1",)
+
+    def forward(self, x, output_size, return_indices):
+        self.save("self")
+        (height, width), (out_h, out_w) = x.shape[-2:], output_size
+        best = np.empty(x.shape[:-2] + (out_h, out_w), dtype=x.dtype)
+        indices = np.empty(best.shape, dtype=np.int64)
+        for i, (top, bottom) in enumerate(zip(*adaptive_windows(height, out_h))):
+            for j, (left, right) in enumerate(zip(*adaptive_windows(width, out_w))):
+                span = right - left
+                window = x[..., top:bottom, left:right].reshape(
+                    x.shape[:-2] + ((bottom - top) * span,))
+                columns = np.moveaxis(window, -1, 0)          # one row per window place
+                position = winning_positions(columns)
+                best[..., i, j] = pick(columns, position)
+                indices[..., i, j] = (top + position // span) * width + left + position % span
+        self.keep("result1", indices)
+        return (best, indices) if return_indices else best
+
+    def backward(self, grad, grad_indices=None):
+        return AdaptiveMaxPool2DBackwardBackward0.apply(grad, self._saved_self,
+                                                        indices=self._saved_result1._data)
+
+
+class AdaptiveMaxPool2DBackwardBackward0(Operation):
+    """Adaptive max pooling's backward: each gradient added where its maximum was, as max
+    pooling's; its own gradient gathers from those places (zero for the input)."""
+    input_names = ("grad_output", "self")
+    kept_names = ("indices",)
+
+    def forward(self, grad, x, indices):
+        self.keep("indices", indices)
+        image = np.zeros(x.shape, dtype=grad.dtype)
+        np.add.at(image.reshape(-1), flat_indices(indices, x.shape), grad.reshape(-1))
+        return image
+
+    def backward(self, grad):
+        indices = self._saved_indices._data
+        gathered = grad.reshape(-1)[flat_indices(indices, grad.shape)].reshape(indices.shape)
+        return gathered, _zeros_like(grad)
 
 
 # ---- batch norm -----------------------------------------------------------------------
@@ -814,6 +941,139 @@ class NllLoss2DBackward0(NllLossBackward0):
     gradient_op = NllLoss2DBackwardBackward0
 
 
+# ---- more losses: smooth L1 and Huber; the small ops of the composed losses -------------
+class SmoothL1LossBackward0(LossOperation):
+    """With d = |x - t|: 0.5 d^2 / beta where d < beta, else d - 0.5 beta -- quadratic near
+    the target, linear far from it (beta = 0, the L1 loss, is composed in functional)."""
+
+    def forward(self, a, target, reduction, beta):
+        self.keep(reduction)
+        self._saved_beta = beta
+        d, beta = np.abs(a - target), a.dtype.type(beta)
+        return self.reduce(np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta))
+
+    def backward(self, grad):
+        return _swapped_gradients(self, SmoothL1LossBackwardBackward0, grad, self._saved_beta)
+
+
+class HuberLossBackward0(LossOperation):
+    """With d = |x - t|: 0.5 d^2 where d < delta, else delta (d - 0.5 delta): smooth L1
+    scaled by delta (beta = delta)."""
+
+    def forward(self, a, target, reduction, delta):
+        self.keep(reduction)
+        self._saved_delta = delta
+        d, delta = np.abs(a - target), a.dtype.type(delta)
+        return self.reduce(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)))
+
+    def backward(self, grad):
+        return _swapped_gradients(self, HuberLossBackwardBackward0, grad, self._saved_delta)
+
+
+def _swapped_gradients(node, gradient_op, grad, width):
+    """A loss of x - t has the target's gradient of the input's with the two swapped:
+    PyTorch computes both with the gradient's node, each as a node of its own."""
+    x, t, reduction = node._saved_self, node._saved_target, node._saved_reduction
+    return (gradient_op.apply(grad, x, t, reduction=reduction, width=width)
+            if node.needs_input_grad[0] else None,
+            gradient_op.apply(grad, t, x, reduction=reduction, width=width)
+            if node.needs_input_grad[1] else None)
+
+
+class PiecewiseLossGradient(Operation):
+    """The gradient of smooth L1 or Huber, as one node: ``grad`` (÷ n for the mean) times
+    the slope, which is that of the quadratic part where |x - t| < ``width``, a constant
+    outside. (Each subclass shows the width under PyTorch's name: beta, delta.)"""
+    input_names = ("grad_output", "self", "target")
+
+    def forward(self, grad, a, target, reduction, width):
+        self.save("grad_output")
+        self.save("self")
+        self.save("target")
+        self._saved_reduction, self._width = reduction, width
+        norm = a.dtype.type(1 / a.size if reduction == "mean" else 1)
+        return self.slopes(a - target, grad, norm, a.dtype.type(width))
+
+    def backward(self, grad):
+        """PyTorch's double backward: for grad_output the same node again (summed over the
+        elements when the loss is reduced); for self and target, ``grad * grad_output``
+        times the curvature, a constant inside the quadratic part and 0 outside."""
+        from teachgrad import creation
+        x, t, grad_output = self._saved_self, self._saved_target, self._saved_grad_output
+        params = dict(reduction=self._saved_reduction, width=self._width)
+        if self._saved_reduction == "none":
+            grad_grad_output = type(self).apply(grad, x, t, **params)
+        else:
+            slopes = type(self).apply(creation.ones_like(grad_output), x, t, **params)
+            grad_grad_output = (slopes * grad).sum()
+        needs = self.needs_input_grad
+        return (grad_grad_output, self.curvature(grad * grad_output) if needs[1] else None,
+                -self.curvature(grad * grad_output) if needs[2] else None)
+
+    def inside(self):
+        return (self._saved_self - self._saved_target).abs() < self._width
+
+    def for_the_mean(self, grad):
+        """``grad`` divided by the number of elements for the mean."""
+        if self._saved_reduction == "mean":
+            return pointwise.DivBackward1.apply(grad, other=self._saved_self.numel())
+        return grad
+
+
+class SmoothL1LossBackwardBackward0(PiecewiseLossGradient):
+    _saved_beta = property(lambda self: self._width)
+
+    def slopes(self, x, grad, norm, beta):
+        return np.where(x <= -beta, -norm * grad,
+                        np.where(x >= beta, norm * grad, norm * x * grad / beta))
+
+    def curvature(self, grad):
+        """1 / beta inside the quadratic part."""
+        inside = self.inside().to(grad.dtype)
+        return self.for_the_mean(pointwise.DivBackward1.apply(grad * inside, other=self._width))
+
+
+class HuberLossBackwardBackward0(PiecewiseLossGradient):
+    _saved_delta = property(lambda self: self._width)
+
+    def slopes(self, x, grad, norm, delta):
+        return np.where(x <= -delta, -norm * grad * delta,
+                        np.where(x >= delta, norm * grad * delta, norm * x * grad))
+
+    def curvature(self, grad):
+        """1 inside the quadratic part."""
+        return self.for_the_mean(grad * self.inside())
+
+
+class NormBackward1(Operation):
+    """``at::norm(x, p, dim, keepdim)``, the p-norm over one dimension as PyTorch's C++ code
+    calls it (in pairwise_distance): Python's ``x.norm`` records LinalgVectorNormBackward0,
+    the same formula under another name, which shows ``ord`` where this one shows ``p``."""
+
+    def forward(self, a, p, dim, keepdim):
+        self.save("self")
+        self.save("result")
+        self._saved_p, self._saved_keepdim = float(p), keepdim
+        self._saved_dim = (dim % 2 ** 64,)            # (-1 shown as 2**64 - 1, as PyTorch does)
+        self._dims = (dim % a.ndim,) if a.ndim else ()
+        with np.errstate(divide="ignore", over="ignore"):     # 0 ** -1 is inf, as in PyTorch
+            result = distances.p_norm(a, p, self._dims)
+        return np.asarray(np.expand_dims(result, self._dims) if keepdim else result, a.dtype)
+
+    def backward(self, grad):
+        """PyTorch's norm_backward, over the one dimension (as LinalgVectorNormBackward0's)."""
+        x, p, dims = self._saved_self, self._saved_p, self._dims
+        norm = reduction.restore_reduced_dims(self._saved_result, dims, self._saved_keepdim)
+        grad = reduction.restore_reduced_dims(grad, dims, self._saved_keepdim)
+        if p == 0:
+            return None
+        if p in (np.inf, -np.inf):
+            magnitudes = x.abs()
+            at_the_norm = (magnitudes == norm) | magnitudes.isnan()
+            return x.sign() * ((grad / at_the_norm.sum(dims, keepdim=True)) * at_the_norm)
+        return distances.norm_gradient(grad, x, p, norm)
+
+
 # ---- layer norm -----------------------------------------------------------------------
 class NativeLayerNormBackward0(Operation):
     """Normalise each sample over its last dimensions (``normalized_shape``), then scale by
@@ -859,6 +1119,57 @@ class NativeLayerNormBackward0(Operation):
 def _sum_leading(t, count):
     """``t`` summed over its first ``count`` dimensions (none: ``t`` itself)."""
     return t.sum(tuple(range(count))) if count else t
+
+
+# ---- group norm -----------------------------------------------------------------------
+class NativeGroupNormBackward0(Operation):
+    """Normalise each sample's channels in ``group`` groups (over the group's channels and
+    positions), then scale by weight and add bias, one value per channel.
+
+    As in PyTorch, the node keeps the input, the weight (None when absent), the sizes N, C,
+    HxW and each group's mean and 1 / std (``_saved_result1``, ``_saved_result2``, shaped
+    (N, group)). Backward recomputes the statistics with teachgrad operations, as layer
+    norm's does, so that a gradient of the gradient is right too.
+    """
+    input_names = ("input", "weight", "bias")
+    kept_names = ("result1", "result2")
+
+    def forward(self, x, weight, bias, group, eps, has_weight):
+        self.save("input")
+        if has_weight:
+            self.save("weight")
+        batch, channels = x.shape[:2]
+        self._saved_N, self._saved_C, self._saved_HxW = batch, channels, int(np.prod(x.shape[2:]))
+        self._saved_group, self._saved_eps = group, eps
+        groups = x.reshape(batch, group, -1)
+        mean = groups.mean(axis=2)
+        rstd = 1 / np.sqrt(groups.var(axis=2) + x.dtype.type(eps))
+        self.keep("result1", mean)
+        self.keep("result2", rstd)
+        normalized = ((groups - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+        channel_shape = _channel_shape(x.ndim)
+        return normalized * weight.reshape(channel_shape) + bias.reshape(channel_shape)
+
+    def backward(self, grad):
+        x, weight = self._saved_input, self._saved_weight
+        grouped = (self._saved_N, self._saved_group, -1)
+        groups = x.reshape(grouped)
+        centered = groups - groups.mean(2, keepdim=True)
+        rstd = ((centered * centered).mean(2, keepdim=True) + self._saved_eps) ** -0.5
+        normalized = centered * rstd
+        grad_input = None
+        if self.needs_input_grad[0]:
+            g = grad if weight is None else grad * weight.reshape(_channel_shape(x.ndim))
+            g = g.reshape(grouped)
+            grad_input = (rstd * (g - g.mean(2, keepdim=True) - normalized * (
+                g * normalized).mean(2, keepdim=True))).reshape(x.shape)
+        others = (0,) + tuple(range(2, x.ndim))       # every dimension but the channels'
+        return grad_input, (grad * normalized.reshape(x.shape)).sum(others), grad.sum(others)
+
+
+def _channel_shape(ndim):
+    """The shape that lines a per-channel vector up with dimension 1 of an input."""
+    return (1, -1) + (1,) * (ndim - 2)
 
 
 # ---- more activations: hardtanh, threshold, elu, logsigmoid, hard ones, mish -----------
@@ -1086,3 +1397,123 @@ class MishBackward0(Operation):
 
 def _mish(a):
     return a * np.tanh(np.log1p(np.exp(a)))
+
+
+# ---- prelu, celu, glu and the shrinks ------------------------------------------------------
+class PreluKernelBackward0(Operation):
+    """x where x > 0, else weight * x; the weight (one per channel, or a single one) comes
+    reshaped to broadcast along dimension 1, as PyTorch's prelu passes it."""
+    input_names = ("self", "weight")
+
+    def forward(self, a, weight):
+        self.save("self")
+        self.save("weight")
+        return np.where(a > 0, a, weight * a)
+
+    def backward(self, grad):
+        """Written with teachgrad ops (the engine sums the weight's gradient back to its
+        shape), so it can be differentiated again."""
+        x, weight = self._saved_self, self._saved_weight
+        positive = x > 0
+        return where(positive, grad, weight * grad), where(positive, _zeros_like(grad), x * grad)
+
+
+class CeluBackward0(Operation):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)): elu with input_scale 1 / alpha, as
+    PyTorch computes it (its gradient is elu's node)."""
+
+    def forward(self, a, alpha):
+        self.save("self")
+        return self.celu(a, alpha)
+
+    def celu(self, a, alpha):
+        self._saved_alpha = alpha
+        return quiet_numpy.run(_elu, a, alpha, 1, 1 / alpha)
+
+    def backward(self, grad):
+        return EluBackwardBackward0.apply(grad, self._saved_self, **self.parameters(False))
+
+    def parameters(self, is_result):
+        return dict(alpha=self._saved_alpha, scale=1, input_scale=1 / self._saved_alpha,
+                    is_result=is_result)
+
+
+class CeluBackward1(CeluBackward0):
+    """In place: backward computes from the result."""
+
+    def forward(self, a, alpha):
+        self.save("result")
+        return self.celu(a, alpha)
+
+    def backward(self, grad):
+        return EluBackwardBackward0.apply(grad, self._saved_result, **self.parameters(True))
+
+
+class GluBackward0(Operation):
+    """The first half of ``dim`` times the sigmoid of the second half."""
+    _saved_dim = GivenDim(many=False)
+
+    def forward(self, a, dim):
+        self.save("self")
+        self._given_dim, self._dim = dim, dim % a.ndim
+        first, second = np.split(a, 2, axis=self._dim)
+        return first * quiet_numpy.run(_sigmoid, second)         # exp overflows: 0, silently
+
+    def backward(self, grad):
+        first, second = self._saved_self.chunk(2, self._dim)
+        gate = second.sigmoid()
+        return cat([grad * gate, grad * first * gate * (1 - gate)], self._dim)
+
+
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+class HardshrinkBackward0(Operation):
+    """x where |x| > lambd, else 0 (a NaN stays NaN)."""
+
+    def forward(self, a, lambd):
+        self.save("self")
+        self._saved_lambd = lambd
+        return np.where(_inside(a, lambd), a.dtype.type(0), a)
+
+    def backward(self, grad):
+        return HardshrinkBackwardBackward0.apply(grad, self._saved_self,
+                                                 lambd=self._saved_lambd)
+
+
+def _inside(a, lambd):
+    """Where -lambd <= a <= lambd: where both shrinks give 0 and their slope is 0."""
+    return (a >= -lambd) & (a <= lambd)
+
+
+class HardshrinkBackwardBackward0(Operation):
+    """Both shrinks' gradient: ``grad`` outside [-lambd, lambd], 0 inside, as one node."""
+    input_names = ("grad_output", "self")
+
+    def forward(self, grad, a, lambd):
+        self.save("self")
+        self._saved_lambd = lambd
+        return np.where(_inside(a, lambd), grad.dtype.type(0), grad)
+
+    def backward(self, grad):
+        grad_grad_output = type(self).apply(grad, self._saved_self, lambd=self._saved_lambd)
+        return grad_grad_output, _zeros_like(grad)
+
+
+class SoftshrinkBackward0(Operation):
+    """x - lambd above lambd, x + lambd below -lambd, else 0 (a NaN stays NaN)."""
+
+    def forward(self, a, lambd):
+        self.save("self")
+        self._saved_lambd = lambd
+        shift = a.dtype.type(lambd)
+        return np.where(a > shift, a - shift, np.where(a < -shift, a + shift, a * 0))
+
+    def backward(self, grad):
+        return SoftshrinkBackwardBackward0.apply(grad, self._saved_self,
+                                                 lambd=self._saved_lambd)
+
+
+class SoftshrinkBackwardBackward0(HardshrinkBackwardBackward0):
+    """softshrink's gradient (the same as hardshrink's)."""
