@@ -77,8 +77,15 @@ from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)
 from teachgrad.nn.functional import (  # noqa: E402
     adaptive_avg_pool1d, adaptive_max_pool1d_with_indices as adaptive_max_pool1d, avg_pool1d,
-    celu, celu_, conv1d, cosine_similarity, group_norm, hardshrink, max_pool1d,
+    celu, celu_, conv1d, conv_transpose1d, conv_transpose2d, cosine_similarity, group_norm,
+    hardshrink, aten_instance_norm as instance_norm, max_pool1d,
     max_pool1d_with_indices, pairwise_distance, prelu)
+from teachgrad.nn.functional import native_losses  # noqa: E402
+cosine_embedding_loss = native_losses.cosine_embedding_loss
+hinge_embedding_loss = native_losses.hinge_embedding_loss
+margin_ranking_loss = native_losses.margin_ranking_loss
+poisson_nll_loss = native_losses.poisson_nll_loss
+triplet_margin_loss = native_losses.triplet_margin_loss
 from teachgrad.serialization import load, save  # noqa: E402  (it pickles nn.Parameter)
 
 half, double, long, int, float = float16, float64, int64, int32, float32

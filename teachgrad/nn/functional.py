@@ -48,9 +48,11 @@ def linear(input, weight, bias=None):
     return linalg.addmm(bias, rows, weight.t()).view(*input.shape[:-1], weight.shape[0])
 
 
-def _check_window_args(stride, padding, dilation):
+def _check_window_args(stride, padding, dilation, output_padding=()):
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
@@ -67,30 +69,73 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
-def _convolution(input, weight, bias, stride, padding, dilation, groups, dims):
-    """conv1d (``dims`` = 1) or conv2d: PyTorch's checks, in its order, then one
-    ConvolutionBackward0 node (an unbatched input is unsqueezed, and squeezed after)."""
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """The transpose of conv1d, of (N, C, L) or (C, L) input with (C, O, K) weight: the
+    gradient of a convolution with respect to its input (it makes sequences longer)."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1,
+                        output_padding)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """The transpose of conv2d, of (N, C, H, W) or (C, H, W) input with (C, O, KH, KW)
+    weight: each input pixel spreads the kernel over the output (it makes images larger).
+    ``output_padding`` adds rows and columns at the bottom and right, to pick one of the
+    output sizes that a stride-``stride`` convolution would bring back to the input's."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2,
+                        output_padding)
+
+
+def _convolution(input, weight, bias, stride, padding, dilation, groups, dims,
+                 output_padding=None):
+    """conv1d (``dims`` = 1) or conv2d, or with an ``output_padding`` their transposes:
+    PyTorch's checks, in its order, then one ConvolutionBackward0 node (an unbatched input
+    is unsqueezed, and squeezed after)."""
+    transposed = output_padding is not None
+    name = f"conv_transpose{dims}d" if transposed else f"conv{dims}d"
     if groups != 1:
-        raise NotImplementedError(f"teachgrad's conv{dims}d supports groups=1 only")
+        raise NotImplementedError(f"teachgrad's {name} supports groups=1 only")
     if input.ndim not in (dims + 1, dims + 2):
         raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to "
-                           f"conv{dims}d, but got input of size: {list(input.shape)}")
+                           f"{name}, but got input of size: {list(input.shape)}")
     if input.ndim == dims + 1:
         return _convolution(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
-                            dims).squeeze(0)
+                            dims, output_padding).squeeze(0)
     if weight.ndim < 3:
         raise RuntimeError("weight should have at least three dimensions")
     stride, dilation = _tuple(stride, dims), _tuple(dilation, dims)
+    if transposed and isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     padding = _padding_of(padding, weight.shape[2:], stride, dilation)
     kernel_dims = weight.ndim - 2
-    stride, padding, dilation = (_expanded(value, name, kernel_dims) for value, name in
+    stride, padding, dilation = (_expanded(value, label, kernel_dims) for value, label in
                                  ((stride, "stride"), (padding, "padding"),
                                   (dilation, "dilation")))
+    if transposed:
+        output_padding = _expanded(_tuple(output_padding, dims), "output_padding", kernel_dims)
     if weight.ndim != input.ndim:
         raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
                            f"dimensional weight {list(weight.shape)}, but got {input.ndim}-"
                            f"dimensional input of size {list(input.shape)} instead")
-    _check_window_args(stride, padding, dilation)
+    if transposed:      # (its dilation is checked with its shapes)
+        _check_window_args(stride, padding, (), output_padding)
+        out_channels = _check_transposed_convolution(input, weight, bias, stride, padding,
+                                                     dilation, output_padding)
+    else:
+        _check_window_args(stride, padding, dilation)
+        out_channels = _check_convolution(input, weight, bias, padding, dilation)
+    bias_sizes = (0,) if bias is None else (out_channels,)     # (PyTorch's _saved_ record)
+    if bias is None:
+        bias = _constant(np.zeros(out_channels, dtype=weight._data.dtype))
+    return ConvolutionBackward0.apply(input, weight, bias, stride=stride, padding=padding,
+                                      dilation=dilation, bias_sizes=bias_sizes,
+                                      transposed=transposed,
+                                      output_padding=output_padding or (0,) * dims)
+
+
+def _check_convolution(input, weight, bias, padding, dilation):
+    """The checks of a convolution's tensors; return its number of output channels."""
     _check_convolution_types(input, weight, bias)
     out_channels, in_channels = weight.shape[:2]
     if input.shape[1] != in_channels:
@@ -108,11 +153,55 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, dims):
                            f"({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
                            "than actual input size")
-    bias_sizes = (0,) if bias is None else (out_channels,)     # (PyTorch's _saved_ record)
-    if bias is None:
-        bias = _constant(np.zeros(out_channels, dtype=weight._data.dtype))
-    return ConvolutionBackward0.apply(input, weight, bias, stride=stride, padding=padding,
-                                      dilation=dilation, bias_sizes=bias_sizes)
+    return out_channels
+
+
+def _check_transposed_convolution(input, weight, bias, stride, padding, dilation,
+                                  output_padding):
+    """The checks of a transposed convolution, in PyTorch's order (the shapes before the
+    types, unlike a convolution's); return its number of output channels."""
+    in_channels, out_channels = weight.shape[:2]
+    if input.shape[1] != in_channels:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(input.shape)} to have {in_channels} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    if bias is not None and bias.shape != (out_channels,):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+                           f"bias to be 1-dimensional with {out_channels} elements, but got "
+                           f"bias of size {list(bias.shape)} instead")
+    if 0 in input.shape[2:]:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got "
+                           f"input shape: {list(input.shape)}")
+    if any(d <= 0 for d in dilation):
+        dilation_h, dilation_w = _as_image(dilation)
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
+                           f"{dilation_h}, dilation_width: {dilation_w}")
+    if any(extra >= s and extra >= d for extra, s, d in zip(output_padding, stride, dilation)):
+        (extra_h, extra_w), (stride_h, stride_w), (dilation_h, dilation_w) = (
+            _as_image(output_padding, 0), _as_image(stride), _as_image(dilation))
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but "
+                           f"got output_padding_height: {extra_h} output_padding_width: "
+                           f"{extra_w} stride_height: {stride_h} stride_width: {stride_w} "
+                           f"dilation_height: {dilation_h} dilation_width: {dilation_w}")
+    _check_convolution_types(input, weight, None)
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({input.type()}) and bias type ({bias.type()}) should be "
+                           "the same or input should be a MKLDNN tensor and bias is a dense "
+                           "tensor")
+    out = nn_ops.transposed_output_shape(input.shape[2:], output_padding, weight.shape[2:],
+                                         dilation, padding, stride)
+    if min(out) < 0:
+        (height, width), (out_h, out_w) = _as_image(input.shape[2:]), _as_image(out)
+        raise RuntimeError(f"Given input size per channel: ({height} x {width}). Calculated "
+                           f"output size per channel: ({out_h} x {out_w}). Output size is too "
+                           "small")
+    return out_channels
+
+
+def _as_image(values, height=1):
+    """A pair (height, width): 1-d sizes are those of images one row high, as in PyTorch's
+    messages."""
+    return (height, *values) if len(values) == 1 else tuple(values)
 
 
 def _tuple(value, dims):
@@ -365,6 +454,121 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                       return_indices=True)
 
 
+# ---- upsampling --------------------------------------------------------------------------
+_UPSAMPLING_NODES = {"nearest": nn_ops.UpsampleNearest2DBackward0,
+                     "nearest-exact": nn_ops.UpsampleNearestExact2DBackward0,
+                     "bilinear": nn_ops.UpsampleBilinear2DBackward0}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize (N, C, H, W) images to ``size``, or by ``scale_factor``: "nearest" copies the
+    pixel each output place falls in, "bilinear" mixes the four around it. PyTorch's checks
+    in its order, then one node."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    output_size, scales = _interpolation_sizes(input, size, scale_factor)
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor:      # the scales are then the sizes' ratios
+        output_size = [int(length * scale) for length, scale in zip(input.shape[2:], scales)]
+        scales = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    _check_interpolation_mode(input, mode, antialias)
+    if output_size is None:
+        output_size = [int(length * scale) for length, scale in zip(input.shape[2:], scales)]
+    (height, width), (out_h, out_w) = input.shape[2:], output_size
+    if min(height, width, out_h, out_w) <= 0:
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"(H: {height}, W: {width}) output (H: {out_h}, W: {out_w})")
+    if input.numel() == 0:
+        raise RuntimeError(f"Non-empty 4D data tensor expected but got a tensor with sizes "
+                           f"{list(input.shape)}")
+    node = _UPSAMPLING_NODES[mode]
+    kernel = "upsample_bilinear2d" if mode == "bilinear" else "upsample_nearest2d"
+    _check_floating(input, f"{kernel}_channels_last")
+    return node.apply(input, output_size=tuple(output_size),
+                      scales=(None, None) if scales is None else tuple(map(float, scales)),
+                      align_corners=align_corners if mode == "bilinear" else None)
+
+
+def _interpolation_sizes(input, size, scale_factor):
+    """Exactly one of ``size`` and ``scale_factor``, as one value per spatial dimension:
+    (output_size, None) or (None, scales)."""
+    dims = input.ndim - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if not isinstance(size, (list, tuple)):
+            return [size] * dims, None
+        if len(size) != dims:
+            raise ValueError(f"Input and output must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(input.shape[2:])} and output size of {size}. Please "
+                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                             f"size in (o1, o2, ...,oK) format.")
+        if not all(isinstance(length, int) for length in size):
+            raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] "
+                            f"or Tuple[int, int, int], but got size with types "
+                            f"{[type(length) for length in size]}")
+        return list(size), None
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if not isinstance(scale_factor, (list, tuple)):
+        return None, [scale_factor] * dims
+    if len(scale_factor) != dims:
+        raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                         f"dimensions, but got input with spatial dimensions of "
+                         f"{list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
+                         f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                         f"scale_factor in (s1, s2, ...,sK) format.")
+    return None, list(scale_factor)
+
+
+def _check_interpolation_mode(input, mode, antialias):
+    """PyTorch's errors for a mode that does not fit the input's dimensions; teachgrad's
+    for what PyTorch has and teachgrad has not."""
+    dims_of = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "lanczos": (4,),
+               "trilinear": (5,), "nearest": (3, 4, 5), "nearest-exact": (3, 4, 5),
+               "area": (3, 4, 5)}
+    if input.ndim not in dims_of.get(mode, ()):
+        if mode in ("linear", "bilinear", "trilinear") and input.ndim in (3, 4, 5):
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                      f"{dims_of[mode][0]}D input")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.ndim}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | lanczos | area | "
+                                  f"nearest-exact (got {mode})")
+    if mode not in _UPSAMPLING_NODES or input.ndim != 4 or antialias:
+        raise NotImplementedError(f"teachgrad's interpolate supports 4-d inputs in modes "
+                                  f"nearest, nearest-exact and bilinear (without antialias) "
+                                  f"only (got {input.ndim}D input, mode {mode})")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 # ---- activations ---------------------------------------------------------------------
 def relu(input, inplace=False):
     return input.relu_() if inplace else pointwise.relu(input)
@@ -503,7 +707,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 # ---- normalisation, embedding, padding ----------------------------------------------
-def check_batch_norm_input(input, running_mean, training):
+def check_batch_norm_input(input, running_mean, training, running_var=None, weight=None,
+                           bias=None):
     """PyTorch's checks of a batch norm call (made after the module counted the batch)."""
     channels = input.shape[1] if input.ndim > 1 else 1
     if training and input.numel() // channels == 1:
@@ -511,16 +716,19 @@ def check_batch_norm_input(input, running_mean, training):
                          f"size {input.shape}")
     if running_mean is None and not training:
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    if running_mean is not None and running_mean.numel() != channels:
-        raise RuntimeError(f"running_mean should contain {channels} elements not "
-                           f"{running_mean.numel()}")
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
+                         ("weight", weight), ("bias", bias)):
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not "
+                               f"{tensor.numel()}")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalise each channel (dim 1) with the batch's statistics (training) or the running
     ones; in training the running statistics are updated in place."""
-    check_batch_norm_input(input, running_mean, training)
+    check_batch_norm_input(input, running_mean, training, running_var, weight, bias)
+    _check_floating(input, "batch_norm")
     channels, dtype = input.shape[1], input._data.dtype
     affine = weight is not None
     weight = _constant(np.ones(channels, dtype=dtype)) if weight is None else weight
@@ -528,6 +736,39 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return nn_ops.NativeBatchNormBackward0.apply(
         input, weight, bias, training=training, momentum=momentum, eps=eps,
         running_mean=running_mean, running_var=running_var, affine=affine)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample on its own, over its spatial positions.
+
+    As in PyTorch, it is batch norm of a batch of one whose channels are all the
+    (sample, channel) pairs: the input viewed as (1, N * C, ...), the per-channel tensors
+    repeated N times. The running statistics, if any, become the mean over the samples.
+    """
+    if use_input_stats and int(np.prod(input.shape[2:])) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
+    return aten_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                              momentum, eps)
+
+
+def aten_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                       momentum, eps, cudnn_enabled=False):
+    """``torch.instance_norm``: its arguments in another order, without the check of the
+    spatial size (``cudnn_enabled`` is PyTorch's, and has no effect here)."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    batch, channels = input.shape[:2]
+    weight_, bias_, mean_, var_ = (None if tensor is None else tensor.repeat(batch)
+                                   for tensor in (weight, bias, running_mean, running_var))
+    samples = input.contiguous().view(1, batch * channels, *input.shape[2:])
+    out = batch_norm(samples, mean_, var_, weight_, bias_, use_input_stats, momentum, eps)
+    for running, repeated in ((running_mean, mean_), (running_var, var_)):
+        if running is not None and use_input_stats:     # (in evaluation: left untouched)
+            running.copy_(repeated.view(batch, channels).mean(0))
+    return out.view(input.shape)
 
 
 def embedding(input, weight, padding_idx=None):
@@ -845,6 +1086,259 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     dim = max(x1.ndim, x2.ndim) - 1
     shifted = pointwise.plus_number(x1 - x2, eps)
     return nn_ops.NormBackward1.apply(shifted, p=p, dim=dim, keepdim=keepdim)
+
+
+# ---- margin and embedding losses, Poisson and Gaussian NLL, multilabel, multi margin ------
+# Each is composed of ordinary ops in the order of ATen's Loss.cpp (or of torch's Python),
+# so the graph shows PyTorch's nodes. The top-level ``torch.margin_ranking_loss`` & co. are
+# the ATen functions themselves: see ``native_losses`` below.
+def margin_ranking_loss(input1, input2, target, margin=0, *, reduction="mean"):
+    """max(0, -t (x1 - x2) + margin): input1 should rank higher than input2 where the
+    target is 1, lower where it is -1, by at least ``margin``."""
+    _check_reduction(reduction)
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same "
+                           f"dimension but got sizes: input1: {input1.shape}, input2: "
+                           f"{input2.shape}, target: {target.shape} ")
+    return _margin_ranking(input1, input2, target, margin, reduction)
+
+
+def _margin_ranking(input1, input2, target, margin, reduction):
+    losses = pointwise.plus_number(-target * (input1 - input2), float(margin))
+    return _apply_reduction(losses.clamp_min_(0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, *, reduction="mean"):
+    """The input (a distance) where the target is 1, max(0, margin - input) where it is -1."""
+    _check_reduction(reduction)
+    return _hinge_embedding(input, target, margin, reduction)
+
+
+def _hinge_embedding(input, target, margin, reduction):
+    zeros = _constant(np.zeros_like(input._data))
+    margin_clamp = (_filled_like(input, margin) - input).clamp_min_(0)
+    output_margin = pointwise.where(target != 1, margin_clamp, zeros)
+    output_self = pointwise.where(target != -1, input, zeros)
+    return _apply_reduction(output_margin + output_self, reduction)
+
+
+def _filled_like(tensor, number):
+    """C++'s ``number - tensor`` starts from a tensor of the number in the other's dtype
+    (``empty_like(tensor).fill_(number)``): an integer tensor stays integer."""
+    return _constant(np.full_like(tensor._data, number))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, *, reduction="mean"):
+    """1 - cos(x1, x2) where the target is 1, max(0, cos(x1, x2) - margin) where it is -1:
+    pairs marked similar should point the same way."""
+    _check_reduction(reduction)
+    return _cosine_embedding(input1, input2, target, margin, reduction)
+
+
+def _cosine_embedding(input1, input2, target, margin, reduction):
+    if target.ndim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.ndim == 1 and not input1.ndim == input2.ndim == 2:
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if target.ndim == 0 and not input1.ndim == input2.ndim == 1:
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    dim, epsilon = target.ndim, 1e-12
+    product_sum = (input1 * input2).sum(dim)
+    squared_norm1 = pointwise.plus_number((input1 * input1).sum(dim), epsilon)
+    squared_norm2 = pointwise.plus_number((input2 * input2).sum(dim), epsilon)
+    cos = product_sum / (squared_norm1 * squared_norm2).sqrt()
+    zeros = _constant(np.zeros_like(cos._data))
+    similar = _filled_like(cos, 1) - cos
+    dissimilar = pointwise.minus_number(cos, float(margin)).clamp_min_(0)
+    return _apply_reduction(pointwise.where(target == 1, similar, zeros) +
+                            pointwise.where(target == -1, dissimilar, zeros), reduction)
+
+
+def soft_margin_loss(input, target, *, reduction="mean"):
+    """log(1 + exp(-t x)) for labels t = ±1: the logistic loss of the margin t x."""
+    _check_reduction(reduction)
+    if target.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with "
+                           "respect to argument 'target'. This input cannot have "
+                           "requires_grad True.")
+    _check_broadcastable(input.shape, target.shape)
+    broadcast = tuple(np.broadcast_shapes(input.shape, target.shape))
+    if broadcast != input.shape:
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                           f"broadcast shape {list(broadcast)}")
+    return nn_ops.SoftMarginLossBackward0.apply(input, target=target, reduction=reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, *,
+                        reduction="mean"):
+    """max(0, d(a, p) - d(a, n) + margin) with d the pairwise distance: the anchor should be
+    nearer the positive than the negative by ``margin``. ``swap`` uses d(p, n) instead of
+    d(a, n) where it is smaller."""
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _triplet_margin(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+
+def _triplet_margin(anchor, positive, negative, margin, p, eps, swap, reduction):
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {anchor.ndim}D, "
+                           f"positive {positive.ndim}D, and negative {negative.ndim}D inputs")
+    distance_positive = pairwise_distance(anchor, positive, p, eps)
+    distance_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        distance_negative = pointwise.minimum(distance_negative,
+                                              pairwise_distance(positive, negative, p, eps))
+    losses = pointwise.plus_number(distance_positive, float(margin)) - distance_negative
+    return _apply_reduction(losses.clamp_min(0), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, *, eps=1e-8,
+                     reduction="mean"):
+    """The negative log-likelihood of counts ``target`` under a Poisson distribution of rate
+    exp(input) (``log_input``) or input; ``full`` adds Stirling's approximation of
+    log(target!) where target > 1."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _poisson_nll(input, target, log_input, full, eps, reduction)
+
+
+def _poisson_nll(input, target, log_input, full, eps, reduction):
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * pointwise.plus_number(input, eps).log()
+    if full:
+        log_2_pi_target = pointwise.times_number(target, 2 * np.pi).log()
+        stirling_term = target * target.log() - target + \
+            pointwise.times_number(log_2_pi_target, 0.5)
+        loss.add_(stirling_term.masked_fill(target <= 1, 0))
+    return _apply_reduction(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """The negative log-likelihood of ``target`` under normal distributions of mean ``input``
+    and variance ``var`` (a float, one per element, or one per sample: a last dimension of
+    1 or missing): (log var + (input - target)^2 / var) / 2, with var at least ``eps``."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = _constant(np.full_like(input._data, var))
+    elif (var < 0).any():
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.ndim == var.ndim and
+                  sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with grad_mode.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * float(np.log(2 * np.pi))
+    return _apply_reduction(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, *, reduction="mean"):
+    """Binary cross-entropy of sigmoid(input) for each class (target 0 or 1), averaged over
+    the classes (the last dimension), ``weight`` giving each class its share."""
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(dim=class_dim) / input.shape[class_dim]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _apply_reduction(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, *, reduction="mean"):
+    """The multi-class hinge loss: for each sample, the mean over the other classes of
+    max(0, margin - x[y] + x[i])^p, y its target class (p is 1 or 2); ``weight`` (one per
+    class) scales each sample's loss by its target class's weight."""
+    _check_reduction(reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    if weight is not None and weight.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError("The function 'multi_margin_loss' is not differentiable with "
+                           "respect to argument 'weight'. This input cannot have "
+                           "requires_grad True.")
+    _check_multi_margin_arguments(input, target, weight)
+    return nn_ops.MultiMarginLossBackward0.apply(input, target=target, weight=weight, p=p,
+                                                 margin=margin, reduction=reduction)
+
+
+def _check_multi_margin_arguments(input, target, weight):
+    if input.ndim > 2 or input.ndim and input.shape[-1] == 0:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+    samples = input.shape[0] if input.ndim == 2 else 1
+    classes = input.shape[-1] if input.ndim else 1
+    if target.ndim > 1 or target.numel() != samples:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal "
+                           f"to the number of input samples (batch size). Expected target "
+                           f"size [{samples}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(f"inconsistent weight size, expected {classes} but got "
+                           f"{list(weight.shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"multi_margin_loss_cpu_kernel\" not implemented for "
+                                  f"'{_type_name(input)}'")
+    for tensor, expected in ((target, dtypes.int64), (weight, input.dtype)):
+        if tensor is not None and tensor.dtype is not expected:
+            raise RuntimeError(f"expected scalar type {expected.short_name} but found "
+                               f"{_type_name(tensor)}")
+    if ((target._data < 0) | (target._data >= classes)).any():
+        raise RuntimeError("target out of range")
+
+
+class native_losses:
+    """``torch.margin_ranking_loss`` & co., the ATen functions behind these losses: no
+    Python checks, and ``reduction`` as at::Reduction's number (0 "none", 1 "mean", 2 "sum"),
+    which torch's bindings default to 0: unreduced."""
+
+    @staticmethod
+    def _reduction(function, number):
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise TypeError(f"{function}(): argument 'reduction' must be int, not "
+                            f"{type(number).__name__}")
+        return ("none", "mean", "sum")[number]
+
+    @staticmethod
+    def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+        reduction = native_losses._reduction("margin_ranking_loss", reduction)
+        return _margin_ranking(input1, input2, target, margin, reduction)
+
+    @staticmethod
+    def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+        reduction = native_losses._reduction("hinge_embedding_loss", reduction)
+        return _hinge_embedding(input, target, margin, reduction)
+
+    @staticmethod
+    def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+        reduction = native_losses._reduction("cosine_embedding_loss", reduction)
+        return _cosine_embedding(input1, input2, target, margin, reduction)
+
+    @staticmethod
+    def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6,
+                            swap=False, reduction=0):
+        reduction = native_losses._reduction("triplet_margin_loss", reduction)
+        return _triplet_margin(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+    @staticmethod
+    def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+        reduction = native_losses._reduction("poisson_nll_loss", reduction)
+        return _poisson_nll(input, target, log_input, full, eps, reduction)
 
 
 # ---- layer norm and more activations -------------------------------------------------

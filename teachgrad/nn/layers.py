@@ -5,12 +5,14 @@ Weights start as PyTorch's do (``reset_parameters``), so ``manual_seed(0)``
 followed by ``Linear(3, 2)`` gives the same numbers as in PyTorch.
 """
 import math
+import warnings
 
 from teachgrad import creation, dtypes
 from teachgrad.nn import functional as F
 from teachgrad.nn import init
 from teachgrad.nn.module import Module
 from teachgrad.nn.parameter import Parameter
+from teachgrad.tensor import Size
 
 
 def _single(value):
@@ -50,8 +52,9 @@ class Linear(Module):
 
 class _ConvNd(Module):
     """A convolution (cross-correlation, as in PyTorch) with a bias per output channel;
-    ``dims`` is the number of its spatial dimensions."""
-    dims = 2
+    ``dims`` is the number of its spatial dimensions. A transposed convolution's weight
+    is shaped (in_channels, out_channels, ...), the transpose of a convolution's."""
+    dims, transposed = 2, False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -68,9 +71,11 @@ class _ConvNd(Module):
         self.kernel_size, self.stride = self._tuple(kernel_size), self._tuple(stride)
         self.padding = padding if isinstance(padding, str) else self._tuple(padding)
         self.dilation = self._tuple(dilation)
+        self.output_padding = (0,) * self.dims
         self.groups, self.padding_mode = groups, padding_mode
-        self.weight = Parameter(creation.empty(out_channels, in_channels, *self.kernel_size,
-                                               dtype=dtype))
+        channels = (in_channels, out_channels) if self.transposed else (out_channels,
+                                                                         in_channels)
+        self.weight = Parameter(creation.empty(*channels, *self.kernel_size, dtype=dtype))
         self.bias = Parameter(creation.empty(out_channels, dtype=dtype)) if bias else None
         self.reset_parameters()
 
@@ -87,6 +92,8 @@ class _ConvNd(Module):
             text += f", padding={self.padding}"
         if self.dilation != (1,) * self.dims:
             text += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self.dims:
+            text += f", output_padding={self.output_padding}"
         if self.bias is None:
             text += ", bias=False"
         return text
@@ -105,6 +112,64 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """A transposed convolution: it maps an image to one that a convolution with the same
+    settings would map back to its size (``output_padding`` or ``output_size`` picks one
+    of the sizes that fit, when the stride leaves a choice)."""
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+        self.output_padding = self._tuple(output_padding)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that gives ``output_size`` (PyTorch's checks and errors)."""
+        if output_size is None:
+            return self.output_padding
+        batch_dims = 2 if input.ndim == self.dims + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == batch_dims + self.dims:
+            output_size = output_size[batch_dims:]
+        if len(output_size) != self.dims:
+            raise ValueError(f"ConvTranspose{self.dims}D: for {input.ndim}D input, output_size "
+                             f"must have {self.dims} or {batch_dims + self.dims} elements (got "
+                             f"{len(output_size)})")
+        smallest = [(input.shape[d + batch_dims] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(self.dims)]
+        largest = [size + stride - 1 for size, stride in zip(smallest, self.stride)]
+        for size, low, high in zip(output_size, smallest, largest):
+            if not low <= size <= high:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                                 f"range from {smallest} to {largest} (for an input of "
+                                 f"{Size(input.shape[2:])})")
+        return tuple(size - low for size, low in zip(output_size, smallest))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """A 1-d transposed convolution of (N, C, L) sequences."""
+    dims = 1
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """A 2-d transposed convolution of (N, C, H, W) images ("deconvolution"): upsampling
+    with a learnt kernel."""
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
 
 
 class _MaxPoolNd(Module):
@@ -202,6 +267,42 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPool):
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class Upsample(Module):
+    """Resizes images to ``size``, or by ``scale_factor`` (see F.interpolate)."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.name, self.size = type(self).__name__, size
+        if isinstance(scale_factor, tuple):
+            self.scale_factor = tuple(float(factor) for factor in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.mode, self.align_corners = mode, align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                             recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self):
+        if self.scale_factor is not None:
+            return f"scale_factor={self.scale_factor!r}, mode={self.mode!r}"
+        return f"size={self.size!r}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Bilinear upsampling with ``align_corners=True``."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class ReLU(Module):
@@ -436,6 +537,49 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """For (N, C, H, W) images."""
     expected_dims, expected_dims_text = (4,), "4D"
+
+
+class _InstanceNorm(_BatchNorm):
+    """Normalises each channel of each sample on its own (``F.instance_norm``); without
+    ``affine`` and ``track_running_stats`` by default. An input without a batch dimension
+    is normalised as a batch of one."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, bias,
+                         device, dtype)
+
+    def forward(self, input):
+        if input.ndim not in self.expected_dims:
+            raise ValueError(f"expected {self.expected_dims_text} input (got {input.ndim}D input)")
+        unbatched_dims = self.expected_dims[0]
+        feature_dim = input.ndim - unbatched_dims
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match "
+                                 f"num_features ({self.num_features}), but got: "
+                                 f"{input.shape[feature_dim]}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You "
+                          "can silence this warning by not passing in num_features, which is "
+                          "not used because affine=False", UserWarning, stacklevel=2)
+        if input.ndim == unbatched_dims:
+            return self._instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._instance_norm(input)
+
+    def _instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
+                               self.bias, self.training or not self.track_running_stats,
+                               0.0 if self.momentum is None else self.momentum, self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """For (N, C, L) or (C, L) inputs."""
+    expected_dims, expected_dims_text = (2, 3), "2D or 3D"
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """For (N, C, H, W) or (C, H, W) inputs."""
+    expected_dims, expected_dims_text = (3, 4), "3D or 4D"
 
 
 class GroupNorm(Module):

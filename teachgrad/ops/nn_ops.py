@@ -151,53 +151,113 @@ class ConvolutionBackward0(WindowOperation):
     unfolded input; for the input, the weight times the gradient, folded back.
     ``F.conv1d`` is the same node: a 1-d convolution is a 2-d one of images one row high
     (its saved fields keep the 1-d geometry, as PyTorch shows them).
+
+    ``F.conv_transpose2d`` (``transposed``) is the same node too, run the other way: the
+    transposed weight times the input gives columns, folded into the (larger) image, so
+    it is the gradient of a convolution with respect to its input. Its gradients are
+    then unfold and matrix products, as a convolution's forward.
     """
     input_names = ("input", "weight", "bias")
     saves_kernel_size = False
-    _saved_transposed, _saved_output_padding, _saved_groups = False, (0, 0), 1
+    _saved_groups = 1
 
-    def forward(self, x, weight, bias, stride, padding, dilation, bias_sizes):
+    def forward(self, x, weight, bias, stride, padding, dilation, bias_sizes, transposed,
+                output_padding):
         self._saved_bias_sym_sizes_opt, self._weight_shape = bias_sizes, weight.shape
+        self._saved_transposed, self._saved_output_padding = transposed, output_padding
         self.save("weight")         # both, whichever gradients are needed, as in PyTorch:
         self.save("input")          # so changing the weight before backward is caught
         one_row = x.ndim == 3       # conv1d
         if one_row:
             x, weight = x[:, :, None], weight[:, :, None]
             stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
-        out_channels, _, kernel_h, kernel_w = weight.shape
-        self.keep_geometry((kernel_h, kernel_w), stride, padding, dilation)
+            output_padding = (0, *output_padding)
+        kernel_size = weight.shape[2:]
+        self.keep_geometry(kernel_size, stride, padding, dilation)
         if one_row:
             self._saved_stride, self._saved_padding = stride[1:], padding[1:]
-            self._saved_dilation, self._saved_output_padding = dilation[1:], (0,)
+            self._saved_dilation = dilation[1:]
         self._input_size = x.shape[-2:]
-        columns = im2col(x, (kernel_h, kernel_w), dilation, padding, stride)   # (N, C*KH*KW, L)
-        out = np.matmul(weight.reshape(out_channels, -1), columns)            # (N, O, L)
-        out += bias[:, None]
-        out_h, out_w = output_shape(x.shape[-2:], (kernel_h, kernel_w), stride, padding, dilation)
-        out = out.reshape(x.shape[0], out_channels, out_h, out_w)
+        if transposed:
+            out = self._transposed(x, weight, bias, output_padding)
+        else:
+            columns = im2col(x, kernel_size, dilation, padding, stride)   # (N, C*KH*KW, L)
+            out = np.matmul(weight.reshape(weight.shape[0], -1), columns)  # (N, O, L)
+            out += bias[:, None]
+            out_h, out_w = output_shape(x.shape[-2:], kernel_size, stride, padding, dilation)
+            out = out.reshape(x.shape[0], weight.shape[0], out_h, out_w)
         return out[:, :, 0] if one_row else out
+
+    def _transposed(self, x, weight, bias, output_padding):
+        """Each input pixel spreads its weighted kernel over the output: columns
+        (N, O*KH*KW, H*W) added back into the padded image, whose border is then cut off."""
+        batch, in_channels, height, width = x.shape
+        geometry = self.geometry()
+        out_h, out_w = transposed_output_shape((height, width), output_padding, **geometry)
+        pad_h, pad_w = geometry["padding"]
+        columns = np.matmul(weight.reshape(in_channels, -1).T,
+                            x.reshape(batch, in_channels, height * width))
+        columns = columns.reshape(batch, *weight.shape[1:], height, width)
+        padded_shape = (batch, weight.shape[1], out_h + 2 * pad_h, out_w + 2 * pad_w)
+        image = add_windows(columns, padded_shape, geometry["stride"], geometry["dilation"])
+        out = image[..., pad_h:pad_h + out_h, pad_w:pad_w + out_w]
+        return out + bias[:, None, None]
 
     def backward(self, grad):
         one_row = grad.ndim == 3    # conv1d: its images and gradients one row high
         if one_row:
             grad = grad.unsqueeze(2)
+        image = self._saved_input.unsqueeze(2) if one_row else self._saved_input
+        if self._saved_transposed:
+            grad_input, grad_weight = self._transposed_gradients(grad, image)
+        else:
+            grad_input, grad_weight = self._gradients(grad, image)
+        if grad_input is not None and one_row:
+            grad_input = grad_input.squeeze(2)
+        grad_bias = grad.sum((0, 2, 3)) if self.needs_input_grad[2] else None
+        return grad_input, grad_weight, grad_bias
+
+    def _gradients(self, grad, image):
         batch, out_channels, out_h, out_w = grad.shape
-        grad_rows = grad.reshape(batch, out_channels, out_h * out_w)       # (N, O, L)
-        grad_input = grad_weight = grad_bias = None
+        grad_input = grad_weight = None
         if self.needs_input_grad[0]:
             rows = grad.permute(0, 2, 3, 1).reshape(-1, out_channels)       # (N*L, O)
             columns = rows.mm(self._saved_weight.reshape(out_channels, -1))  # (N*L, C*KH*KW)
             columns = columns.reshape(batch, out_h * out_w, -1).transpose(1, 2)
             grad_input = fold(columns, self._input_size, **self.geometry())
-            grad_input = grad_input.squeeze(2) if one_row else grad_input
         if self.needs_input_grad[1]:
-            image = self._saved_input.unsqueeze(2) if one_row else self._saved_input
+            grad_rows = grad.reshape(batch, out_channels, out_h * out_w)    # (N, O, L)
             columns = unfold(image, **self.geometry())
             grad_weight = grad_rows.matmul(columns.transpose(1, 2)).sum(0).reshape(
                 self._weight_shape)
-        if self.needs_input_grad[2]:
-            grad_bias = grad.sum((0, 2, 3))
-        return grad_input, grad_weight, grad_bias
+        return grad_input, grad_weight
+
+    def _transposed_gradients(self, grad, image):
+        """A transposed convolution's gradients are a convolution's forward: the unfolded
+        gradient, (N, O*KH*KW, H*W), times the weight for the input, times the input for
+        the weight."""
+        batch, in_channels, height, width = image.shape
+        geometry = self.geometry()
+        columns = unfold(grad, **geometry)
+        windows_h, windows_w = output_shape(grad.shape[-2:], **geometry)
+        if (windows_h, windows_w) != (height, width):   # output_padding past the stride
+            columns = columns.reshape(batch, -1, windows_h, windows_w)[..., :height, :width]
+            columns = columns.reshape(batch, -1, height * width)
+        grad_input = grad_weight = None
+        if self.needs_input_grad[0]:
+            weight = self._saved_weight.reshape(in_channels, -1)
+            grad_input = weight.matmul(columns).reshape(image.shape)
+        if self.needs_input_grad[1]:
+            rows = image.reshape(batch, in_channels, height * width)
+            grad_weight = rows.matmul(columns.transpose(1, 2)).sum(0).reshape(self._weight_shape)
+        return grad_input, grad_weight
+
+
+def transposed_output_shape(image_size, output_padding, kernel_size, dilation, padding, stride):
+    """The size of a transposed convolution's output: the image whose convolution (with
+    the same geometry) has ``image_size``, plus ``output_padding``."""
+    return tuple((size - 1) * s - 2 * p + d * (k - 1) + extra + 1 for size, extra, k, d, p, s in
+                 zip(image_size, output_padding, kernel_size, dilation, padding, stride))
 
 
 # ---- pooling ----------------------------------------------------------------------------
@@ -521,6 +581,135 @@ class NativeBatchNormBackward0(Operation):
             else:
                 grad_input = grad * scale
         return grad_input, grad_dot.reshape(-1), grad_sum.reshape(-1)
+
+
+# ---- upsampling: each output row (and column) taken from, or mixed from, input ones -------
+def _inverse_scale(scale, size, out_size, dtype):
+    """How far apart, in input places, neighbouring output places are: 1 / scale_factor
+    when one was given, else size / out_size (PyTorch's compute_scales_value)."""
+    return dtype(1.0 / scale) if scale is not None and scale > 0 else dtype(size) / dtype(out_size)
+
+
+def nearest_sources(size, out_size, scale, exact):
+    """For each output place, the input place it copies: floor(o * step), or with ``exact``
+    floor((o + 0.5) * step), the centre's; computed in float32, as in PyTorch."""
+    step = _inverse_scale(scale, size, out_size, np.float32)
+    places = np.arange(out_size, dtype=np.float32) + (np.float32(0.5) if exact else 0)
+    return np.minimum(np.floor(places * step).astype(np.int64), size - 1)
+
+
+def linear_weights(size, out_size, scale, align_corners, dtype):
+    """The (out_size, size) matrix whose row o mixes the two input places nearest to output
+    place o, weighted by closeness. ``align_corners`` puts the first and last output places
+    on the first and last input ones; otherwise the places are pixel centres."""
+    dtype = dtype.type
+    if align_corners:
+        step = dtype((size - 1) / (out_size - 1)) if out_size > 1 else dtype(0)
+        sources = np.arange(out_size, dtype=dtype) * step
+    else:
+        step = _inverse_scale(scale, size, out_size, dtype)
+        sources = np.maximum((np.arange(out_size, dtype=dtype) + dtype(0.5)) * step - dtype(0.5), 0)
+    first = np.minimum(np.floor(sources).astype(np.int64), size - 1)
+    second = first + (first < size - 1)
+    share = np.clip(sources - first, 0, 1).astype(dtype)        # the second place's weight
+    weights = np.zeros((out_size, size), dtype=dtype)
+    np.add.at(weights, (np.arange(out_size), first), 1 - share)
+    np.add.at(weights, (np.arange(out_size), second), share)
+    return weights
+
+
+def resampling_matrices(mode, image_size, output_size, scales, align_corners, dtype):
+    """The (out, in) matrices of rows and of columns of an upsampling:
+    output = rows @ input @ columns.T (for nearest, a single 1 in each row)."""
+    matrices = []
+    for size, out_size, scale in zip(image_size, output_size, scales):
+        if mode == "bilinear":
+            matrices.append(linear_weights(size, out_size, scale, align_corners, dtype))
+        else:
+            sources = nearest_sources(size, out_size, scale, mode == "nearest-exact")
+            matrices.append((sources[:, None] == np.arange(size)).astype(dtype))
+    return matrices
+
+
+class UpsampleNearest2DBackward0(Operation):
+    """``F.interpolate(mode="nearest")``: each output pixel copies the input pixel its place
+    falls in. ``_saved_scales_h`` / ``_saved_scales_w`` are the scale factors given (None
+    with a size): they set the places, as in PyTorch. The backward is one node too
+    (``backward_node``), whose backward is this upsampling again."""
+    mode = "nearest"
+
+    def forward(self, x, output_size, scales, align_corners):
+        self._saved_self_sym_sizes = x.shape
+        keep_resampling(self, output_size, scales, align_corners)
+        if self.mode == "bilinear":
+            rows, columns = resampling_matrices(self.mode, x.shape[-2:], **resampling_of(self),
+                                                dtype=x.dtype)
+            return rows @ x @ columns.T
+        rows, columns = (nearest_sources(size, out_size, scale, self.mode == "nearest-exact")
+                         for size, out_size, scale in
+                         zip(x.shape[-2:], output_size, scales))
+        return x[..., rows[:, None], columns]     # picked: exact, even for inf and nan
+
+    def backward(self, grad):
+        return self.backward_node.apply(grad, input_size=self._saved_self_sym_sizes,
+                                        **resampling_of(self))
+
+
+def keep_resampling(node, output_size, scales, align_corners):
+    """An upsampling's settings, under PyTorch's names (nearest has no align_corners)."""
+    node._saved_output_size = tuple(output_size)
+    node._saved_scales_h, node._saved_scales_w = scales
+    if align_corners is not None:
+        node._saved_align_corners = align_corners
+
+
+def resampling_of(node):
+    return dict(output_size=node._saved_output_size,
+                scales=(node._saved_scales_h, node._saved_scales_w),
+                align_corners=getattr(node, "_saved_align_corners", None))
+
+
+class UpsampleNearestExact2DBackward0(UpsampleNearest2DBackward0):
+    """``mode="nearest-exact"``: the pixel that each output pixel's centre falls in."""
+    mode = "nearest-exact"
+
+
+class UpsampleBilinear2DBackward0(UpsampleNearest2DBackward0):
+    """``mode="bilinear"``: each output pixel mixes the four input pixels around its place,
+    as two matrix products (rows, then columns)."""
+    mode = "bilinear"
+
+
+class UpsampleNearest2DBackwardBackward0(Operation):
+    """Upsampling's backward: each output pixel's gradient goes back to the input pixels it
+    came from (the transposed matrices). Linear in ``grad``: its own backward is the
+    upsampling (``forward_node``) of the gradient."""
+    input_names = ("grad_output",)
+
+    def forward(self, grad, input_size, output_size, scales, align_corners):
+        keep_resampling(self, output_size, scales, align_corners)
+        rows, columns = resampling_matrices(self.forward_node.mode, input_size[-2:],
+                                            **resampling_of(self), dtype=grad.dtype)
+        return rows.T @ grad @ columns
+
+    def backward(self, grad):
+        return self.forward_node.apply(grad, **resampling_of(self))
+
+
+class UpsampleNearestExact2DBackwardBackward0(UpsampleNearest2DBackwardBackward0):
+    pass
+
+
+class UpsampleBilinear2DBackwardBackward0(UpsampleNearest2DBackwardBackward0):
+    pass
+
+
+for _forward, _backward in ((UpsampleNearest2DBackward0, UpsampleNearest2DBackwardBackward0),
+                            (UpsampleNearestExact2DBackward0,
+                             UpsampleNearestExact2DBackwardBackward0),
+                            (UpsampleBilinear2DBackward0, UpsampleBilinear2DBackwardBackward0)):
+    _forward.backward_node, _backward.forward_node = _backward, _forward
+del _forward, _backward
 
 
 # ---- activations, padding, embedding, dropout's helpers -------------------------------
@@ -1043,6 +1232,142 @@ class HuberLossBackwardBackward0(PiecewiseLossGradient):
     def curvature(self, grad):
         """1 inside the quadratic part."""
         return self.for_the_mean(grad * self.inside())
+
+
+# ---- soft margin: the logistic loss of the margin t * x ----------------------------------
+def _soft_margin_slopes(a, target, grad, reduction):
+    """PyTorch's soft_margin_loss_backward: -t z / (1 + z) * grad with z = exp(-t x)
+    (÷ n for the mean), in the input's dtype."""
+    norm = 1 / a.size if reduction == "mean" else 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.exp(-target * a)
+        return np.asarray(target * z * -norm / (1 + z) * grad, dtype=a.dtype)
+
+
+class SoftMarginLossBackward0(Operation):
+    """log(1 + exp(-t x)) for labels t = ±1, then reduced. The target is kept, not an
+    input: PyTorch gives it no gradient (and refuses one that requires grad)."""
+    kept_names = ("target",)
+
+    def forward(self, a, target, reduction):
+        target_array = np.broadcast_to(target._data, a.shape).astype(a.dtype, copy=False)
+        self.save("self")
+        self.keep("target", target)
+        self._saved_reduction = reduction
+        with np.errstate(over="ignore"):                 # exp overflows to inf, as in PyTorch
+            losses = np.asarray(np.log1p(np.exp(-a * target_array)), dtype=a.dtype)
+        return reduce(losses, reduction)
+
+    def backward(self, grad):
+        return SoftMarginLossBackwardBackward0.apply(grad, self._saved_self,
+                                                     target=self._saved_target,
+                                                     reduction=self._saved_reduction)
+
+
+class SoftMarginLossBackwardBackward0(Operation):
+    """The gradient of the soft margin loss as one node (PyTorch's
+    soft_margin_loss_backward); its own gradient is composed of ordinary ops."""
+    input_names = ("grad_output", "self")
+    kept_names = ("target",)
+
+    def forward(self, grad, a, target, reduction):
+        self.save("grad_output")
+        self.save("self")
+        self.keep("target", target)
+        self._saved_reduction = reduction
+        target_array = np.broadcast_to(target._data, a.shape).astype(a.dtype, copy=False)
+        return _soft_margin_slopes(a, target_array, grad, reduction)
+
+    def backward(self, grad):
+        """PyTorch's soft_margin_loss_double_backward (for self) and its _grad_output
+        (the same node again, summed against ``grad`` when the loss is reduced)."""
+        from teachgrad import creation
+        x, t, grad_output = self._saved_self, self._saved_target, self._saved_grad_output
+        reduction = self._saved_reduction
+        grad_grad_output = grad_self = None
+        if self.needs_input_grad[0]:
+            if reduction == "none":
+                grad_grad_output = type(self).apply(grad, x, target=t, reduction=reduction)
+            else:
+                slopes = type(self).apply(creation.ones_like(grad_output), x, target=t,
+                                          reduction=reduction)
+                grad_grad_output = (slopes * grad).sum()
+        if self.needs_input_grad[1]:
+            z = (x * -t).exp()
+            z_plus_1 = pointwise.plus_number(z, 1)
+            grad_self = grad * grad_output * (t * t) * z / (z_plus_1 * z_plus_1)
+            if reduction == "mean":
+                grad_self = pointwise.DivBackward1.apply(grad_self, other=x.numel())
+        return grad_grad_output, grad_self
+
+
+# ---- multi margin: the target class's score should beat every other one by a margin -------
+def _multi_margins(a, target, margin):
+    """The scores as (samples, classes) and margin - x[y] + x[i] for each class i, with
+    y the sample's target class; False at y in ``counted``, and where the margin is met."""
+    scores = a.reshape(-1, a.shape[-1] if a.ndim else 1)
+    samples = np.arange(scores.shape[0])
+    y = target.reshape(-1)
+    z = scores.dtype.type(margin) - scores[samples, y][:, None] + scores
+    counted = z > 0
+    counted[samples, y] = False
+    return z, counted, samples, y
+
+
+def _class_weights(weight, y, dtype):
+    return np.ones(len(y), dtype) if weight is None else weight._data[y]
+
+
+class MultiMarginLossBackward0(Operation):
+    """For each sample, the sum over the other classes of max(0, margin - x[y] + x[i])^p
+    (times the target class's weight), over the number of classes; then reduced. The
+    target and the weight are kept, not inputs: they get no gradient."""
+    kept_names = ("target", "weight")
+
+    def forward(self, a, target, weight, p, margin, reduction):
+        self.save("self")
+        self.keep("target", target)
+        if weight is not None:
+            self.keep("weight", weight)
+        self._saved_p, self._saved_margin, self._saved_reduction = p, margin, reduction
+        z, counted, _, y = _multi_margins(a, target._data, margin)
+        hinges = np.where(counted, z if p == 1 else z * z, 0)
+        losses = hinges.sum(1) * _class_weights(weight, y, a.dtype) / z.shape[1]
+        if reduction == "none":
+            return np.asarray(losses.reshape(target.shape), dtype=a.dtype)
+        return np.asarray(losses.sum() / (len(y) if reduction == "mean" else 1), dtype=a.dtype)
+
+    def backward(self, grad):
+        x = self._saved_self
+        arguments = dict(grad_output=grad._data, a=x._data, target=self._saved_target,
+                         weight=self._saved_weight, p=self._saved_p,
+                         margin=self._saved_margin, reduction=self._saved_reduction)
+        return MultiMarginLossGradient.apply(*(t for t in (grad, x) if t.requires_grad),
+                                             **arguments)
+
+
+class MultiMarginLossGradient(Operation):
+    """PyTorch's multi_margin_loss_backward, which has no derivative: its node is
+    NotImplemented, linked to those of grad_output and self that need a gradient, and
+    backward through it raises PyTorch's error."""
+    promote = None
+
+    def forward(self, *inputs_that_require_grad, grad_output, a, target, weight, p, margin,
+                reduction):
+        z, counted, samples, y = _multi_margins(a, target._data, margin)
+        classes = z.shape[1]
+        g = a.dtype.type(1 / (len(y) * classes) if reduction == "mean" else 1 / classes)
+        slopes = np.where(counted, g if p == 1 else 2 * g * z, 0)
+        slopes = slopes * _class_weights(weight, y, a.dtype)[:, None]
+        slopes[samples, y] = -slopes.sum(1)
+        per_sample = grad_output.reshape(-1, 1) if reduction == "none" else grad_output
+        return np.asarray((slopes * per_sample).reshape(a.shape), dtype=a.dtype)
+
+    def backward(self, grad):
+        raise RuntimeError("derivative for aten::multi_margin_loss_backward is not implemented")
+
+
+MultiMarginLossGradient.__name__ = "NotImplemented"          # PyTorch's name for the node
 
 
 class NormBackward1(Operation):
