@@ -269,6 +269,13 @@ class Tensor:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return steps[self._wrap_dim(dim)]
 
+    def storage_offset(self):
+        """Where the tensor starts in the memory it shares with its views, in elements."""
+        return memory_of(self._data)[1]
+
+    def _is_view(self):
+        return self._base is not None
+
     @property
     def device(self):
         return "cpu"
@@ -466,6 +473,23 @@ class Tensor:
             self._grad = Tensor._make(grad._data.copy()) if not grad._requires_grad else grad
         else:
             self._grad = self._grad + grad
+
+
+def memory_of(a):
+    """The memory a numpy array lies in, as a flat array, and where ``a`` starts in it
+    (PyTorch's storage and storage offset)."""
+    owner = a
+    while True:
+        if isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        elif isinstance(getattr(owner.base, "base", None), np.ndarray):
+            owner = owner.base.base       # (numpy's as_strided keeps its input there)
+        else:
+            break
+    flat = np.lib.stride_tricks.as_strided(owner, (owner.nbytes // a.itemsize,), (a.itemsize,),
+                                           writeable=owner.flags.writeable)
+    start = a.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return flat, start // a.itemsize
 
 
 def _same_layout(array, like):

@@ -5,10 +5,12 @@ Basic indexing (ints, slices, None, ...) is a chain of views, one per index, as
 in PyTorch: ``x[0, 1:]`` is a ``SelectBackward0`` then a ``SliceBackward0``.
 Indexing with a bool mask or an integer tensor copies (``IndexBackward0``).
 """
+import numbers
 import sys
 
 import numpy as np
 
+from teachgrad import dtypes
 from teachgrad.autograd.graph import SavedTensor
 from teachgrad.autograd.operation import Operation
 from teachgrad.ops.shape import (AliasBackward0, ViewOperation, _check_dim, _diagonal_dims,
@@ -400,7 +402,7 @@ class IndexFillBackward0(Operation):
         self.keep("index", index)
         out = a.copy()
         target, places = _at_positions(out, dim, index._data)
-        target[places] = value
+        target[places] = np.asarray(value).astype(a.dtype)     # (uint8: -1 is 255, as in C)
         return out
 
     def backward(self, grad):
@@ -434,6 +436,7 @@ def _index_fill(input, dim, index, value, inplace):
     wrapped = _check_dim(dim, input.ndim)
     if index.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
+    dtypes.check_fits(value.item() if isinstance(value, Tensor) else value, input.dtype)
     size = input.shape[wrapped] if input.ndim else 1
     _check_in_bounds(index._data, size, wrapped, IndexError, lowest=-size)
     params = {"dim": wrapped, "index": index, "given_dim": dim}
@@ -566,6 +569,8 @@ def setitem(target, key, value):
     """``target[key] = value``: an in-place copy into a view, or an index_put."""
     from teachgrad.ops import inplace
     from teachgrad.ops.pointwise import as_tensor_like
+    if isinstance(value, numbers.Number):
+        value = _number_for(target, value)
     value = as_tensor_like(value, target)
     parts = key if isinstance(key, tuple) else (key,)
     if any(_is_advanced(p) for p in parts):
@@ -577,6 +582,15 @@ def setitem(target, key, value):
             inplace.copy_(target, value)
     else:
         inplace.copy_(index(target, key), value)
+
+
+def _number_for(target, number):
+    """``target[key] = number``: the number as a 0-d tensor of the target's dtype, as PyTorch
+    makes it (its one-element fill: a float16 target takes any float, as inf)."""
+    if isinstance(number, int) and not -2**63 <= number < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    dtypes.check_fits(number, target.dtype, numel=1)
+    return Tensor._make(np.asarray(number).astype(target._data.dtype))
 
 
 # ---- selection by a boolean mask ----------------------------------------------------

@@ -534,11 +534,21 @@ def _clip(a, low, high):
     return a if high is None else np.minimum(high, a)
 
 
+def _bound(number, a):
+    """A clamp's Python number in ``a``'s dtype, as PyTorch's kernels convert it: with its
+    error when the dtype cannot hold the number (-1 becomes 255 for uint8, as in C)."""
+    if number is None:
+        return None
+    dtypes.check_fits(number, dtypes.BY_NUMPY[a.dtype])
+    return np.asarray(number).astype(a.dtype)
+
+
 class ClampBackward1(Operation):
     def forward(self, a, min=None, max=None):
+        low, high = _bound(min, a), _bound(max, a)
         self.save("self")
         self._saved_min, self._saved_max = min, max
-        return _clip(a, min, max)
+        return _clip(a, low, high)
 
     def backward(self, grad):
         x = self._saved_self
@@ -583,7 +593,7 @@ class ClampMinBackward0(Operation):
     def forward(self, a, min):
         self.save("self")
         self._saved_min = min
-        return _clip(a, np.asarray(min, dtype=a.dtype), None)
+        return _clip(a, _bound(min, a), None)
 
     def backward(self, grad):
         return where(self._saved_self >= self._saved_min, grad, 0.0)
@@ -595,7 +605,7 @@ class ClampMaxBackward0(Operation):
     def forward(self, a, max):
         self.save("self")
         self._saved_max = max
-        return _clip(a, None, np.asarray(max, dtype=a.dtype))
+        return _clip(a, None, _bound(max, a))
 
     def backward(self, grad):
         return where(self._saved_self <= self._saved_max, grad, 0.0)
@@ -804,8 +814,9 @@ class MaskedFillBackward0(Operation):
     kept_names = ("mask",)
 
     def forward(self, a, mask, value):
+        dtypes.check_fits(value, dtypes.BY_NUMPY[a.dtype])
         self.keep("mask", mask)        # the mask tensor, version-checked and freed like an input
-        return np.where(mask._data, np.asarray(value, dtype=a.dtype), a)
+        return np.where(mask._data, np.asarray(value).astype(a.dtype), a)    # (uint8: -1 is 255)
 
     def backward(self, grad):
         return where(self._saved_mask, 0.0, grad)
@@ -1229,6 +1240,7 @@ def masked_fill(input, mask, value):
     """``value`` wherever ``mask`` (a bool tensor, broadcast) is True, else ``input``."""
     _check_fill_mask(mask, value)
     if isinstance(value, Tensor):
+        dtypes.check_fits(value.item(), input.dtype)    # (before the value is cast)
         return MaskedFillBackward1.apply(input, value, mask=mask)
     return MaskedFillBackward0.apply(input, mask=mask, value=value)
 

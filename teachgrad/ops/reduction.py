@@ -15,7 +15,7 @@ from teachgrad.autograd.engine import is_expandable_to
 from teachgrad.autograd.operation import Operation, SavedAttribute
 from teachgrad.ieee import quiet, quiet_numpy
 from teachgrad.ops import cpp_orders
-from teachgrad.ops.pointwise import times_number, where
+from teachgrad.ops.pointwise import DivBackward1, times_number, where
 from teachgrad.ops.shape import GivenDim, _check_dim, cat, shown_dims
 from teachgrad.tensor import Tensor
 
@@ -59,13 +59,13 @@ class SumBackward0(Operation):
 
 
 class SumBackward1(Operation):
-    """Sum over some dimensions."""
+    """Sum over some dimensions (all of them for an empty list, as PyTorch reads it)."""
     _saved_dim = GivenDim(many=True)
 
     def forward(self, a, dim, keepdim, dtype=None):
         self._given_dim, self._dims = dim, normalize_dims(dim, a.ndim)
         self._saved_self_sym_sizes, self._saved_keepdim = a.shape, keepdim
-        return np.asarray(quiet_numpy.run(np.sum, a, axis=self._dims, keepdims=keepdim,
+        return np.asarray(quiet_numpy.run(np.sum, a, axis=self._dims or None, keepdims=keepdim,
                                           dtype=_sum_dtype(a, dtype)), order="C")  # as torch's
 
     def backward(self, grad):
@@ -80,32 +80,48 @@ def _sum_dtype(a, dtype):
 
 
 class MeanBackward0(Operation):
-    promote = "float"
+    """The mean of all elements (in ``dtype`` when given: the input is not cast first)."""
+    promote = "none"           # (an integer input comes with the float dtype to compute in)
 
-    def forward(self, a):
+    def forward(self, a, dtype=None):
         self._saved_self_sym_sizes, self._saved_self_sym_numel = a.shape, a.size
-        return np.asarray(quiet_numpy.run(np.mean, a, dtype=a.dtype), dtype=a.dtype)
+        return _mean(a, None, False, dtype)
 
     def backward(self, grad):
-        return grad.expand(self._saved_self_sym_sizes) / builtins.max(self._saved_self_sym_numel, 1)
+        """PyTorch's mean_backward: the gradient spread out, divided by a number (C++)."""
+        return DivBackward1.apply(grad.expand(self._saved_self_sym_sizes),
+                                  other=self._saved_self_sym_numel)
 
 
 class MeanBackward1(Operation):
-    promote = "float"
+    """The mean over some dimensions (all of them for an empty list, as PyTorch reads it)."""
+    promote = "none"
     _saved_dim = GivenDim(many=True)
 
-    def forward(self, a, dim, keepdim):
+    def forward(self, a, dim, keepdim, dtype=None):
         self._given_dim, self._dims = dim, normalize_dims(dim, a.ndim)
-        dims = self._dims
         self._saved_self_sym_sizes, self._saved_keepdim = a.shape, keepdim
         self._saved_self_sym_numel = a.size
-        self._count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
-        mean = quiet_numpy.run(np.mean, a, axis=dims, keepdims=keepdim, dtype=a.dtype)
-        return np.asarray(mean, dtype=a.dtype)
+        return _mean(a, self._dims or None, keepdim, dtype)
 
     def backward(self, grad):
+        count = math.prod(self._saved_self_sym_sizes[d] for d in self._dims) if self._dims \
+            else self._saved_self_sym_numel
         grad = restore_reduced_dims(grad, self._dims, self._saved_keepdim)
-        return grad.expand(self._saved_self_sym_sizes) / self._count
+        return DivBackward1.apply(grad.expand(self._saved_self_sym_sizes), other=count)
+
+
+def _mean(a, axis, keepdim, dtype):
+    """numpy's mean in ``dtype`` (or the input's), without its warning for an empty slice
+    (PyTorch gives nan silently)."""
+    dtype = a.dtype if dtype is None else dtype.numpy
+    if a.size:
+        mean = quiet_numpy.run(np.mean, a, axis=axis, keepdims=keepdim, dtype=dtype)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.mean(a, axis=axis, keepdims=keepdim, dtype=dtype)
+    return np.asarray(mean, dtype=dtype)
 
 
 class VarBackward0(Operation):
@@ -525,20 +541,21 @@ class LinalgVectorNormBackward0(Operation):
 
 # ---- the functions and methods ---------------------------------------------------
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    if dim is None or dim == () or dim == []:      # PyTorch: an empty dim list sums everything
+    if dim is None:
         return SumBackward0.apply(input, dtype=dtype)
     return SumBackward1.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    if not input.dtype.is_floating_point:
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either "
+                           f"a floating point or complex dtype. Got: {dtype.legacy_name[:-6]}")
+    if dtype is None and not input.dtype.is_floating_point:
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {input.dtype.legacy_name[:-6]}")
-    if dim is None or dim == () or dim == []:
-        return MeanBackward0.apply(input)
-    return MeanBackward1.apply(input, dim=dim, keepdim=keepdim)
+    if dim is None:
+        return MeanBackward0.apply(input, dtype=dtype)
+    return MeanBackward1.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -1263,7 +1280,7 @@ def _quantiles_first(values, q_ndim):
     if q_ndim:
         values = UnsqueezeBackward1.apply(values, dim=0)
         values = TransposeBackward1.apply(values, dim0=0, dim1=values.ndim - 1)
-    return SqueezeBackward4.apply(values, dim=values.ndim - 1)
+    return SqueezeBackward4.apply(values, dim=-1)
 
 
 # ---- unique values, and where values fall among sorted ones ---------------------------

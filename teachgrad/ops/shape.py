@@ -14,7 +14,7 @@ from teachgrad import dtypes
 from teachgrad.autograd import grad_mode, views
 from teachgrad.autograd.operation import Operation
 from teachgrad.ops.pointwise import CloneBackward0
-from teachgrad.tensor import Tensor
+from teachgrad.tensor import Tensor, memory_of
 
 
 def as_shape(size):
@@ -33,6 +33,10 @@ def infer_shape(shape, numel):
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                               "because the unspecified dimension size -1 can be any value and "
+                               "is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         return tuple(numel // known if s == -1 else s for s in shape)
@@ -123,18 +127,40 @@ class SqueezeBackward0(ViewOperation):
         return a.squeeze()
 
     def backward(self, grad):
-        return grad.reshape(self._saved_self_sym_sizes)
+        sizes = self._saved_self_sym_sizes
+        return unsqueeze_to(grad, sizes, range(len(sizes)))
 
 
 class SqueezeBackward1(ViewOperation):
-    """Squeeze one dimension (if it has size 1)."""
+    """Squeeze one dimension (if it has size 1); ``_saved_dim`` shows it as given."""
+    _saved_dim = GivenDim(many=False)
 
     def forward(self, a, dim):
-        self._saved_self_sym_sizes, self._saved_dim = a.shape, dim
-        return a.squeeze(dim) if a.ndim and a.shape[dim] == 1 else a.view()
+        self._saved_self_sym_sizes, self._given_dim = a.shape, dim
+        self._dims = (dim % a.ndim,) if a.ndim else ()
+        return a.squeeze(tuple(d for d in self._dims if a.shape[d] == 1))
 
     def backward(self, grad):
-        return grad.reshape(self._saved_self_sym_sizes)
+        return unsqueeze_to(grad, self._saved_self_sym_sizes, self._dims)
+
+
+class SqueezeBackward2(SqueezeBackward1):
+    """Squeeze the dimensions of a tuple or list that have size 1."""
+    _saved_dim = GivenDim(many=True)
+
+    def forward(self, a, dim):
+        self._saved_self_sym_sizes, self._given_dim = a.shape, dim
+        self._dims = tuple(d % a.ndim for d in dim) if a.ndim else ()
+        return a.squeeze(tuple(d for d in self._dims if a.shape[d] == 1))
+
+
+def unsqueeze_to(grad, sizes, dims):
+    """PyTorch's unsqueeze_to, the gradient of a squeeze: each of ``dims`` that had size 1
+    put back, one ``unsqueeze`` each, from the first."""
+    for d in sorted(dims):
+        if sizes[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
 
 
 class SqueezeBackward4(SqueezeBackward1):
@@ -360,7 +386,7 @@ def unflatten(input, dim, sizes):
     try:
         sizes = infer_shape(tuple(sizes), input.shape[dim])
     except RuntimeError as error:
-        if "inferred" in str(error):
+        if "inferred" in str(error) or "ambiguous" in str(error):
             raise RuntimeError(f"unflatten got an unexpected error:\n{error}") from None
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({input.shape[dim]}) in the input tensor") from None
@@ -370,8 +396,22 @@ def unflatten(input, dim, sizes):
 def squeeze(input, dim=None):
     if dim is None:
         return SqueezeBackward0.apply_view(input, lambda t: t.squeeze())
-    dim = _check_dim(dim, input.ndim)
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(dim)
+        _check_distinct_dims(dims, input.ndim)
+        return SqueezeBackward2.apply_view(input, lambda t: t.squeeze(dims), dim=dims)
+    _check_dim(dim, input.ndim)
     return SqueezeBackward1.apply_view(input, lambda t: t.squeeze(dim), dim=dim)
+
+
+def _check_distinct_dims(dims, ndim):
+    """Each of ``dims`` in range, and none twice (counting a negative one from the end)."""
+    seen = set()
+    for d in dims:
+        d = _check_dim(d, ndim)
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
 
 
 def unsqueeze(input, dim):
@@ -754,16 +794,25 @@ def _diagonal_dims(ndim, dim1, dim2):
 
 
 class OnDiagonal(Operation):
-    """Zeros of shape ``sizes`` with the input's last dimension on a diagonal."""
+    """Zeros of shape ``sizes`` with the input's last dimension on a diagonal. ``given``
+    holds the offset and the dims as the call gave them, which the ``_saved_`` fields
+    show (see GivenDim)."""
 
-    def forward(self, a, sizes, offset, dim1, dim2):
-        self._saved_offset, self._saved_dim1, self._saved_dim2 = offset, dim1, dim2
+    def forward(self, a, sizes, offset, dim1, dim2, given):
+        keep_diagonal_arguments(self, given)
         out = np.zeros(sizes, dtype=a.dtype)
         _diagonal_of(out, offset, dim1, dim2)[...] = a
         return out
 
     def backward(self, grad):
-        return grad.diagonal(self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return grad.diagonal(*self._given)
+
+
+def keep_diagonal_arguments(node, given):
+    """``(offset, dim1, dim2)`` as given, for the node's formula and its ``_saved_`` fields."""
+    node._given = given
+    node._saved_offset, node._saved_dim1, node._saved_dim2 = (
+        shown_dims(g, many=False) for g in given)
 
 
 class DiagEmbedBackward0(OnDiagonal):
@@ -775,45 +824,50 @@ class DiagonalBackwardBackward0(OnDiagonal):
 
 
 class DiagonalBackward0(ViewOperation):
-    def forward(self, a, offset, dim1, dim2):
+    def forward(self, a, offset, dim1, dim2, given):
         self._saved_self_sym_sizes = a.shape
-        self._saved_offset, self._saved_dim1, self._saved_dim2 = offset, dim1, dim2
+        self._offset, self._dim1, self._dim2 = offset, dim1, dim2
+        keep_diagonal_arguments(self, given)
         return _diagonal_of(a, offset, dim1, dim2)
 
     def backward(self, grad):
         return DiagonalBackwardBackward0.apply(grad, sizes=self._saved_self_sym_sizes,
-                                               offset=self._saved_offset,
-                                               dim1=self._saved_dim1, dim2=self._saved_dim2)
+                                               offset=self._offset, dim1=self._dim1,
+                                               dim2=self._dim2, given=self._given)
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):
     """``diag`` of a matrix: the diagonal as a new tensor, not a view."""
 
-    def forward(self, a, offset, dim1, dim2):
-        return super().forward(a, offset, dim1, dim2).copy()
+    def forward(self, a, offset, dim1, dim2, given):
+        return super().forward(a, offset, dim1, dim2, given).copy()
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    given = (offset, dim1, dim2)
     dim1, dim2 = _diagonal_dims(input.ndim, dim1, dim2)
-    return DiagonalBackward0.apply_view(input, lambda t: t.diagonal(offset, dim1, dim2),
-                                        offset=offset, dim1=dim1, dim2=dim2)
+    return DiagonalBackward0.apply_view(input, lambda t: t.diagonal(*given),
+                                        offset=offset, dim1=dim1, dim2=dim2, given=given)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    given = (offset, dim1, dim2)
     dim1, dim2 = _diagonal_dims(input.ndim + 1, dim1, dim2)
     size = (input.shape[-1] if input.ndim else 1) + abs(offset)
     sizes = list(input.shape[:-1])
     for dim in sorted((dim1, dim2)):
         sizes.insert(dim, size)
-    return DiagEmbedBackward0.apply(input, sizes=tuple(sizes), offset=offset, dim1=dim1, dim2=dim2)
+    return DiagEmbedBackward0.apply(input, sizes=tuple(sizes), offset=offset, dim1=dim1,
+                                    dim2=dim2, given=given)
 
 
 def diag(input, diagonal=0):
     """A vector becomes a diagonal matrix; a matrix gives its diagonal."""
     if input.ndim == 1:
-        return diag_embed(input, diagonal, 0, 1)
+        return diag_embed(input, diagonal)
     if input.ndim == 2:
-        return DiagonalBackward0_copy.apply(input, offset=diagonal, dim1=0, dim2=1)
+        return DiagonalBackward0_copy.apply(input, offset=diagonal, dim1=0, dim2=1,
+                                            given=(diagonal, 0, 1))
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
@@ -1117,23 +1171,6 @@ def broadcast_shapes(*shapes):
     return Size(common)
 
 
-def _memory(a):
-    """The memory a numpy array lies in, as a flat array, and where ``a`` starts in it
-    (PyTorch's storage and storage offset)."""
-    owner = a
-    while True:
-        if isinstance(owner.base, np.ndarray):
-            owner = owner.base
-        elif isinstance(getattr(owner.base, "base", None), np.ndarray):
-            owner = owner.base.base       # (numpy's as_strided keeps its input there)
-        else:
-            break
-    flat = np.lib.stride_tricks.as_strided(owner, (owner.nbytes // a.itemsize,), (a.itemsize,),
-                                           writeable=owner.flags.writeable)
-    start = a.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
-    return flat, start // a.itemsize
-
-
 def _positions(sizes, strides, offset):
     """Where in memory each element of a tensor of these sizes and strides lies."""
     grid = np.indices(sizes, sparse=True)
@@ -1150,7 +1187,7 @@ class AsStridedBackward0(ViewOperation):
     def forward(self, a, size, stride, storage_offset):
         self._saved_size, self._saved_stride = size, stride
         self._saved_storage_offset = storage_offset       # (None when not given)
-        memory, start = _memory(a)
+        memory, start = memory_of(a)
         offset = start if storage_offset is None else storage_offset
         needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
         if needed > len(memory):
@@ -1190,7 +1227,7 @@ def as_strided(input, size, stride, storage_offset=None):
                            f"strides: {list(stride)}")
     if storage_offset is not None and storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
-    offset = _memory(input._data)[1] if storage_offset is None else storage_offset
+    offset = memory_of(input._data)[1] if storage_offset is None else storage_offset
     return AsStridedBackward0.apply_view(input, lambda t: as_strided(t, size, stride, offset),
                                          size=size, stride=stride, storage_offset=storage_offset)
 
