@@ -348,3 +348,14 @@ def test_a_float_written_into_an_integer_tensor_is_truncated():
         t[1] = 2.7
         return t, tg.zeros(2, dtype=tg.uint8).clamp(-1)
     run(prog)
+
+
+@pytest.mark.parametrize("dim", [-1, 1, -2, 0])
+def test_squeeze_in_place_keeps_the_dim_as_given(dim):
+    def prog(tg):
+        x = tg.ones(2, 1, requires_grad=True) * 1
+        x.squeeze_(dim)
+        saved = x.grad_fn._saved_dim
+        x.sum().backward()
+        return {"x": x, "node": x.grad_fn.name(), "saved_dim": saved}
+    D.run_both(prog)

@@ -352,5 +352,5 @@ def unsqueeze_(self, dim):
 def squeeze_(self, dim=None):
     if dim is None:
         return reshape_inplace(self, SqueezeBackward3, lambda t: t.squeeze())
-    dim = shape._check_dim(dim, self.ndim)
+    shape._check_dim(dim, self.ndim)
     return reshape_inplace(self, SqueezeBackward4, lambda t: t.squeeze(dim), dim=dim)
