@@ -359,3 +359,36 @@ def test_squeeze_in_place_keeps_the_dim_as_given(dim):
         x.sum().backward()
         return {"x": x, "node": x.grad_fn.name(), "saved_dim": saved}
     D.run_both(prog)
+
+
+WIDER_BOUNDS = {
+    "clamp_float_bound": lambda tg: tg.tensor([1, 5]).clamp_(0.5, 2.5),
+    "clamp_max_only_float": lambda tg: tg.tensor([1, 5]).clamp_(min=0, max=2.5),
+    "clamp_min_": lambda tg: tg.tensor([1, 5]).clamp_min_(0.5),
+    "clamp_max_int32": lambda tg: tg.tensor([1, 5], dtype=tg.int32).clamp_max_(2.5),
+    "clamp_uint8": lambda tg: tg.tensor([1, 5], dtype=tg.uint8).clamp_(0.5),
+    "clamp_bool_by_ints": lambda tg: tg.tensor([True]).clamp_(0, 1),
+    "clamp_min_bool_by_float": lambda tg: tg.tensor([True]).clamp_min_(0.5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WIDER_BOUNDS))
+def test_clamping_in_place_by_a_wider_number_is_refused(case):
+    run(WIDER_BOUNDS[case], raises="RuntimeError")
+
+
+@pytest.mark.parametrize("case", ["int_by_int", "float_by_float"])
+def test_clamping_in_place_by_a_number_of_its_kind(case):
+    def prog(tg):
+        x = tg.tensor([1, 5]) if case == "int_by_int" else tg.tensor([1.0, 5.0])
+        bounds = (0, 2) if case == "int_by_int" else (0.5, 2.5)
+        return x.clamp_(*bounds), x._version
+    run(prog)
+
+
+def test_a_refused_clamp_changes_nothing():
+    import teachgrad as tg
+    x = tg.tensor([1, 5])
+    with pytest.raises(RuntimeError):
+        x.clamp_(0.5, 2.5)
+    assert x.tolist() == [1, 5] and x._version == 0

@@ -168,19 +168,33 @@ def relu_(self):
 
 
 def clamp_(self, min=None, max=None):
+    _refuse_wider_bounds(self, min, max)
     return pointwise.ClampBackward1.apply_inplace(self, min=min, max=max)
 
 
 def clamp_min_(self, min):
     if isinstance(min, Tensor):
         return pointwise.ClampMinBackward1.apply_inplace(self, min)
+    _refuse_wider_bounds(self, min)
     return pointwise.ClampMinBackward0.apply_inplace(self, min=min)
 
 
 def clamp_max_(self, max):
     if isinstance(max, Tensor):
         return pointwise.ClampMaxBackward1.apply_inplace(self, max)
+    _refuse_wider_bounds(self, max)
     return pointwise.ClampMaxBackward0.apply_inplace(self, max=max)
+
+
+def _refuse_wider_bounds(self, *bounds):
+    """An integer tensor clamped in place by a float number (a bool one by an int): the
+    result would need a wider type than the tensor has, which PyTorch refuses."""
+    numbers = [b for b in bounds if b is not None and not isinstance(b, Tensor)]
+    category = max(map(dtypes.scalar_category, numbers), default=0)
+    if category > self.dtype.category:
+        wider = dtypes.default_dtype_for_category(category)
+        raise RuntimeError(f"result type {wider.short_name} can't be cast to the desired "
+                           f"output type {dtypes.C_NAMES[self.dtype.name]}")
 
 
 def zero_(self):
