@@ -12,8 +12,10 @@ import pytest
 
 try:
     from . import differential as D
+    from .test_optim_more import _ids, _loss, _params, _state, _train
 except ImportError:
     import differential as D
+    from test_optim_more import _ids, _loss, _params, _state, _train
 
 torch = pytest.importorskip("torch")
 run = D.run_both
@@ -41,37 +43,6 @@ SETTINGS = [
 
 # (ASGD with foreach=True is left out: torch's foreach kernel fuses the weight decay and the
 # step into one addcmul_, one _version bump instead of two, and rounds differently)
-
-
-def _ids(settings):
-    return [f"{name}-{options}" for name, options in settings]
-
-
-def _params(tg, dtype=None):
-    w = tg.tensor(D.data((2, 3), seed=1), dtype=dtype, requires_grad=True)
-    b = tg.tensor(D.data((2,), seed=2), dtype=dtype, requires_grad=True)
-    return [w, b]
-
-
-def _loss(tg, params, step):
-    """A small least-squares problem, with new data at every step."""
-    w, b = params
-    x = tg.tensor(D.data((5, 3), seed=10 + step), dtype=w.dtype)
-    y = tg.tensor(D.data((5, 2), seed=20 + step), dtype=w.dtype)
-    return ((x @ w.T + b - y) ** 2).mean()
-
-
-def _train(tg, optimizer, params, steps, first=0):
-    for step in range(first, first + steps):
-        optimizer.zero_grad()
-        _loss(tg, params, step).backward()
-        optimizer.step()
-
-
-def _state(optimizer):
-    """The state_dict, its state tensors compared without their versions (torch's in-place
-    ops on them bump versions; teachgrad writes the numpy arrays)."""
-    return D.snap(optimizer.state_dict(), version=False)
 
 
 @pytest.mark.parametrize("name, options", SETTINGS, ids=_ids(SETTINGS))

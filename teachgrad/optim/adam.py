@@ -37,21 +37,13 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = creation.zeros_like(param)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = creation.zeros_like(param)
-        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        lr, eps = group["lr"], group["eps"]
         beta1, beta2 = group["betas"]
         if group["maximize"]:
             grad = -grad
         state["step"]._data += 1
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                param._data *= 1 - lr * weight_decay
-                self.changed(param)
-            else:
-                grad = grad + weight_decay * param._data
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        exp_avg += (1 - beta1) * (grad - exp_avg)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * grad * grad
+        grad = decayed_gradient(self, param, grad, group)
+        exp_avg, exp_avg_sq = update_moments(state, grad, beta1, beta2)
         step = state["step"].item()
         step_size = lr / (1 - beta1**step)
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
@@ -71,3 +63,25 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
                          maximize=maximize, capturable=capturable, differentiable=differentiable,
                          fused=fused, decoupled_weight_decay=True)
+
+
+def decayed_gradient(optimizer, param, grad, group):
+    """The gradient with the group's weight decay added (L2), or, when the decay is
+    decoupled, the gradient as it is and the weights shrunk directly."""
+    weight_decay = group["weight_decay"]
+    if weight_decay == 0:
+        return grad
+    if group["decoupled_weight_decay"]:
+        param._data *= 1 - group["lr"] * weight_decay
+        optimizer.changed(param)
+        return grad
+    return grad + weight_decay * param._data
+
+
+def update_moments(state, grad, beta1, beta2):
+    """m and v, the running averages of the gradient and of its square, updated in place."""
+    exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+    exp_avg += (1 - beta1) * (grad - exp_avg)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * grad * grad
+    return exp_avg, exp_avg_sq

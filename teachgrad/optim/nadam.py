@@ -14,6 +14,7 @@ The product of the mus is kept in the state ("mu_product"), a float32 number as 
 import numpy as np
 
 from teachgrad import creation
+from teachgrad.optim.adam import decayed_gradient, update_moments
 from teachgrad.optim.optimizer import Optimizer, refuse_bad_betas, refuse_negative
 
 
@@ -39,27 +40,19 @@ class NAdam(Optimizer):
             state["mu_product"] = creation.tensor(1.0)
             state["exp_avg"] = creation.zeros_like(param)
             state["exp_avg_sq"] = creation.zeros_like(param)
-        lr, weight_decay = group["lr"], group["weight_decay"]
+        lr = group["lr"]
         momentum_decay = group["momentum_decay"]
         beta1, beta2 = group["betas"]
         if group["maximize"]:
             grad = -grad
         state["step"]._data += 1
         step = state["step"].item()
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                param._data *= 1 - lr * weight_decay
-                self.changed(param)
-            else:
-                grad = grad + weight_decay * param._data
+        grad = decayed_gradient(self, param, grad, group)
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
         state["mu_product"]._data *= mu
         mu_product = state["mu_product"].item()
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        exp_avg += (1 - beta1) * (grad - exp_avg)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * grad * grad
+        exp_avg, exp_avg_sq = update_moments(state, grad, beta1, beta2)
         denom = np.sqrt(exp_avg_sq / (1 - beta2 ** step)) + group["eps"]
         param._data += (-lr * (1.0 - mu) / (1.0 - mu_product)) * grad / denom
         self.changed(param)

@@ -14,6 +14,7 @@ it is Adam's step, times a "rectification" r_t that grows towards 1:
 import numpy as np
 
 from teachgrad import creation
+from teachgrad.optim.adam import decayed_gradient, update_moments
 from teachgrad.optim.optimizer import Optimizer, refuse_bad_betas, refuse_negative
 
 
@@ -37,22 +38,14 @@ class RAdam(Optimizer):
             state["step"] = creation.tensor(0.0)
             state["exp_avg"] = creation.zeros_like(param)
             state["exp_avg_sq"] = creation.zeros_like(param)
-        lr, weight_decay = group["lr"], group["weight_decay"]
+        lr = group["lr"]
         beta1, beta2 = group["betas"]
         if group["maximize"]:
             grad = -grad
         state["step"]._data += 1
         step = state["step"].item()
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                param._data *= 1 - lr * weight_decay
-                self.changed(param)
-            else:
-                grad = grad + weight_decay * param._data
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        exp_avg += (1 - beta1) * (grad - exp_avg)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * grad * grad
+        grad = decayed_gradient(self, param, grad, group)
+        exp_avg, exp_avg_sq = update_moments(state, grad, beta1, beta2)
         bias_correction2 = 1 - beta2 ** step
         momentum_step = exp_avg / (1 - beta1 ** step) * lr
         rho_inf = 2 / (1 - beta2) - 1
