@@ -742,10 +742,14 @@ def split(input, split_size, dim=0):
 
 
 def chunk(input, chunks, dim=0):
+    return split(input, _chunk_size(input, chunks, dim), dim)
+
+
+def _chunk_size(input, chunks, dim):
+    """The size of each of ``chunks`` pieces (the last may be smaller), as split takes it."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    size = -(-input.shape[_check_dim(dim, input.ndim)] // chunks)
-    return split(input, size, dim)
+    return -(-input.shape[_check_dim(dim, input.ndim)] // chunks)
 
 
 def unsafe_split(input, split_size, dim=0):
@@ -761,10 +765,7 @@ def unsafe_split(input, split_size, dim=0):
 
 
 def unsafe_chunk(input, chunks, dim=0):
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    size = -(-input.shape[_check_dim(dim, input.ndim)] // chunks)
-    return unsafe_split(input, size, dim)
+    return unsafe_split(input, _chunk_size(input, chunks, dim), dim)
 
 
 
