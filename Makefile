@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # Notebook checks.  Each entry is a target that `make test` runs after the unit tests;
 # append more with `NOTEBOOK_TESTS += your-target`.  The nbval runs are added only when
 # their folders hold notebooks, so `make test` passes before any chapter exists.
-NBVAL_STRICT_DIRS := $(sort $(dir $(wildcard notebooks/*.ipynb notebooks/deeper/*.ipynb solutions/*.ipynb)))
+NBVAL_STRICT_DIRS := $(sort $(dir $(wildcard notebooks/*.ipynb solutions/*.ipynb)))
 NBVAL_LAX_DIRS    := $(sort $(dir $(wildcard exercises/*.ipynb)))
 NOTEBOOK_TESTS    :=
 ifneq ($(NBVAL_STRICT_DIRS),)
