@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+LOCK   := requirements-lock.txt
+UV     := uv==0.13.8
 
 # Notebook checks.  Each entry is a target that `make test` runs after the unit tests;
 # append more with `NOTEBOOK_TESTS += your-target`.  The nbval runs are added only when
@@ -12,13 +14,13 @@ NBVAL_STRICT_DIRS := $(sort $(dir $(wildcard notebooks/*.ipynb solutions/*.ipynb
 NBVAL_LAX_DIRS    := $(sort $(dir $(wildcard exercises/*.ipynb)))
 NOTEBOOK_TESTS    :=
 ifneq ($(NBVAL_STRICT_DIRS),)
-NOTEBOOK_TESTS += test-notebooks
+NOTEBOOK_TESTS += test-notebooks test-notebooks-without-avx512
 endif
 ifneq ($(NBVAL_LAX_DIRS),)
 NOTEBOOK_TESTS += test-exercises
 endif
 
-.PHONY: setup dot test test-unit test-notebooks test-exercises lab exercises notebooks bench clean
+.PHONY: lock setup dot test test-unit test-notebooks test-notebooks-without-avx512 test-exercises lab exercises notebooks bench clean
 
 ## Set-up: a virtualenv with teachgrad (editable) and the course/test tools, plus graphviz's dot.
 setup: $(STAMP) dot
@@ -35,10 +37,20 @@ $(BIN)/python:
 	  fi; }
 	$(BIN)/python -m pip install --upgrade pip
 
-# Reinstalled only when pyproject.toml changes (the editable install follows edits to teachgrad/).
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e ".[course,test]"
+# The exact versions the stored outputs were made with come from the lock; teachgrad itself is
+# installed editable on top, without letting pip resolve anything again.  Reinstalled only when
+# the lock or pyproject.toml changes (the editable install follows edits to teachgrad/).
+$(STAMP): $(LOCK) pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -r $(LOCK)
+	$(BIN)/python -m pip install --no-deps -e .
 	@touch $@
+
+## Instructors: refresh the lock from pyproject.toml's ranges (newest versions that fit, for
+## every platform and Python >= 3.11), then re-run `make notebooks` and commit both.
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install "$(UV)"
+	$(BIN)/python -m uv pip compile pyproject.toml --universal --python-version 3.11 \
+	  --extra course --extra test --upgrade -o $(LOCK)
 
 dot:
 	@command -v dot >/dev/null 2>&1 || { \
@@ -76,6 +88,16 @@ NBVAL_OPTS := -p teachgrad.course.nbval_plugin --nbval-skip-mime image/svg+xml -
 test-notebooks:
 	@$(BIN)/python -c "import matplotlib.pyplot"
 	$(BIN)/python -m pytest --nbval $(NBVAL_OPTS) $(NBVAL_STRICT_DIRS)
+
+# The same strict run as a CPU without AVX-512 computes: numpy's AVX-512 kernels turned off (its
+# names for them, as of the locked numpy 2.4) and OpenBLAS on its AVX2 (Haswell) kernels.  Stored
+# outputs must not depend on the CPU, and this pass proves it on a machine that has AVX-512; on one
+# without, numpy ignores the names (an ImportWarning, hidden by default) and the pass repeats the first.
+WITHOUT_AVX512 := NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" OPENBLAS_CORETYPE=Haswell
+
+test-notebooks-without-avx512:
+	@$(BIN)/python -c "import matplotlib.pyplot"
+	$(WITHOUT_AVX512) $(BIN)/python -m pytest --nbval $(NBVAL_OPTS) $(NBVAL_STRICT_DIRS)
 
 # Exercises: every cell must run (a stub's cell carries raises-exception); outputs not compared.
 test-exercises:
