@@ -47,7 +47,9 @@ Conventions, the same for every helper:
 import functools
 import inspect
 import re
+import traceback
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -91,11 +93,15 @@ class Result:
 
 
 class _Stop(Exception):
-    """Raised inside a check to end it early with a report."""
+    """Raised inside a check to end it early with a report.
 
-    def __init__(self, status, what="", hint=None):
+    ``crashed`` marks a report of the student's code raising: its hint is only a default,
+    and the author's ``hint=`` of the check takes its place.
+    """
+
+    def __init__(self, status, what="", hint=None, crashed=False):
         super().__init__(what)
-        self.status, self.what, self.hint = status, what, hint
+        self.status, self.what, self.hint, self.crashed = status, what, hint, crashed
 
 
 def _report(status, what="", hint=None):
@@ -117,7 +123,8 @@ def _checker(fn):
         try:
             return _report(CORRECT, fn(*args, **kwargs) or "")
         except _Stop as stop:
-            return _report(stop.status, stop.what, stop.hint)
+            hint = kwargs.get("hint") if stop.crashed and kwargs.get("hint") else stop.hint
+            return _report(stop.status, stop.what, hint)
     return wrapper
 
 
@@ -126,6 +133,12 @@ def _checker(fn):
 def _is_function(obj):
     """A plain function, lambda, bound method or partial — not a tensor, node or class."""
     return inspect.isfunction(obj) or inspect.ismethod(obj) or isinstance(obj, functools.partial)
+
+
+def _a_kind(obj):
+    """'a list', 'an int': the type of an answer, with its article."""
+    kind = type(obj).__name__
+    return ("an " if kind[0].lower() in "aeiou" else "a ") + kind
 
 
 def _first_line(error, limit=90):
@@ -142,9 +155,27 @@ def _call(fn, *args, what="your code"):
     except NameError as error:
         raise _Stop(WRONG, f"{what} uses a name that is not defined yet ({_first_line(error)})",
                     "run the cells above this one first, top to bottom") from None
+    except RecursionError:
+        raise _Stop(WRONG, f"{what} went too deep (RecursionError)",
+                    "Python allows about a thousand nested calls: walk with a loop and a list "
+                    "of your own instead of calling yourself", crashed=True) from None
     except Exception as error:
         raise _Stop(WRONG, f"{what} raised {type(error).__name__}: {_first_line(error)}",
-                    "read the error's first words: they are the same as PyTorch's") from None
+                    _crash_hint(error), crashed=True) from None
+
+
+_TEACHGRAD_DIR = Path(teachgrad.__file__).resolve().parent
+
+
+def _crash_hint(error):
+    """Point at PyTorch's words only in an error that teachgrad itself raised (as PyTorch
+    would); a Python error in the student's own code gets no such advice."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = Path(frames[-1].filename).resolve() if frames else None
+    if where is not None and where.is_relative_to(_TEACHGRAD_DIR) \
+            and not where.is_relative_to(_TEACHGRAD_DIR / "course"):
+        return "read the error's first words: they are the same as PyTorch's"
+    return None
 
 
 def _resolve(answer, what="your answer"):
@@ -234,6 +265,8 @@ def _values_hint(got, want, gradient):
     return CHAIN_RULE_HINT if gradient else None
 
 
+IGNORED_GRAD_OUTPUT_HINT = ("backward must multiply by the gradient it receives from above "
+                            "(grad_output): it is right only when that gradient is all ones")
 CHAIN_RULE_HINT = ("apply the chain rule one step at a time: the gradient arriving from above "
                    "times the local derivative")
 
@@ -253,12 +286,12 @@ def _numeric_difference(answer, expected, name, atol, rtol, gradient):
     want = _as_array(expected)
     got = _as_array(answer)
     if got is None:
-        kind = "None" if answer is None else f"a {type(answer).__name__}"
+        kind = "None" if answer is None else _a_kind(answer)
         hint = ("a gradient stays None until backward reaches its tensor" if answer is None
                 and gradient else "return a tensor (or a number)")
-        return f"{name} is {kind}, not a tensor of numbers", hint
+        return f"{name}: {kind}, not a tensor of numbers", hint
     if got.shape != want.shape:
-        return (f"{name} has shape {_shape_text(got.shape)}, expected {_shape_text(want.shape)}",
+        return (f"{name}: shape {_shape_text(got.shape)}, expected {_shape_text(want.shape)}",
                 _shape_hint(got.shape, want.shape, gradient))
     if want.dtype == bool or got.dtype == bool:
         bad = got != want
@@ -267,10 +300,10 @@ def _numeric_difference(answer, expected, name, atol, rtol, gradient):
                           atol=atol, equal_nan=True)
     if not np.any(bad):
         return None
-    where = "the wrong value" if want.size == 1 else \
+    where = "wrong value" if want.size == 1 else \
         f"wrong values at {int(bad.sum())} of {want.size} entries"
     got64, want64 = got.astype(np.float64), want.astype(np.float64)
-    return f"{name} has {where}", _values_hint(got64, want64, gradient)
+    return f"{name}: {where}", _values_hint(got64, want64, gradient)
 
 
 def _node_name(obj):
@@ -296,25 +329,20 @@ def _difference(answer, expected, name="your answer", atol=1e-6, rtol=1e-5, grad
     if isinstance(expected, dict):
         keys = "keep the keys the exercise's dict starts with"
         if not isinstance(answer, dict):
-            return (f"{name} is a {type(answer).__name__}, expected a dict",
+            return (f"{name}: {_a_kind(answer)}, expected a dict",
                     "return a dict, as the exercise's template does")
         missing = [k for k in expected if k not in answer]
         if missing:
-            return f"{name} has no entry for {missing[0]!r}", keys
+            return f"{name}: no entry for {missing[0]!r}", keys
         extra = [k for k in answer if k not in expected]
         if extra:
-            return f"{name} has an unexpected entry {extra[0]!r}", keys
-        for key in expected:
-            found = _difference(answer[key], expected[key], f"{name}[{key!r}]", atol, rtol,
-                                gradient)
-            if found:
-                return found
-        return None
+            return f"{name}: an unexpected entry {extra[0]!r}", keys
+        return _dict_difference(answer, expected, name, atol, rtol, gradient)
     if isinstance(expected, (list, tuple)):
         if not isinstance(answer, (list, tuple)):
-            return f"{name} is a {type(answer).__name__}, expected a list", None
+            return f"{name}: {_a_kind(answer)}, expected a list", None
         if len(answer) != len(expected):
-            return f"{name} has {len(answer)} items, expected {len(expected)}", None
+            return f"{name}: {len(answer)} items, expected {len(expected)}", None
         for i, (a, e) in enumerate(zip(answer, expected)):
             found = _difference(a, e, f"{name}[{i}]", atol, rtol, gradient)
             if found:
@@ -322,13 +350,28 @@ def _difference(answer, expected, name="your answer", atol=1e-6, rtol=1e-5, grad
         return None
     if isinstance(expected, (bool, np.bool_)):
         if not isinstance(answer, (bool, np.bool_)):
-            return f"{name} should be True or False, not {answer!r}", None
-        return None if bool(answer) == bool(expected) else (f"{name} is not right", None)
+            return f"{name}: {answer!r}, expected True or False", None
+        return None if bool(answer) == bool(expected) else (f"{name}: not right", None)
     if isinstance(expected, str) and not isinstance(answer, str):
-        return f"{name} is a {type(answer).__name__}, expected a str", None
+        return f"{name}: {_a_kind(answer)}, expected a str", None
     if answer == expected:
         return None
-    return f"{name} is not right", None
+    return f"{name}: not right", None
+
+
+def _dict_difference(answer, expected, name, atol, rtol, gradient):
+    """Every wrong entry of a dict answer, not just the first: one alone is described in full,
+    several are listed by key ("3 of 9 entries of your answer are off: a, c, e")."""
+    wrong = {}
+    for key in expected:
+        found = _difference(answer[key], expected[key], f"{name}[{key!r}]", atol, rtol, gradient)
+        if found:
+            wrong[key] = found
+    if len(wrong) <= 1:
+        return next(iter(wrong.values()), None)
+    keys = ", ".join(str(key) for key in wrong)
+    first_hint = next(iter(wrong.values()))[1]
+    return f"{len(wrong)} of {len(expected)} entries of {name} are off: {keys}", first_hint
 
 
 # ---------------------------------------------------------------- the checks
@@ -412,7 +455,7 @@ def leaf_flags(answer, tensors, *, flags=("is_leaf", "requires_grad"), hint=None
     shape = "{" + ", ".join(f"{f!r}: ..." for f in flags) + "}"
     example = "{" + repr(next(iter(tensors), "x")) + ": " + (shape if len(flags) > 1 else "...") + "}"
     if not isinstance(answer, dict):
-        raise _Stop(WRONG, f"your prediction is a {type(answer).__name__}, expected a dict",
+        raise _Stop(WRONG, f"your prediction is {_a_kind(answer)}, expected a dict",
                     f"one entry per tensor, like {example}")
     missing = [n for n in tensors if n not in answer]
     if missing:
@@ -459,8 +502,9 @@ def _fresh(obj):
     return obj
 
 
-def _finite_differences(f, inputs, index, eps=1e-6):
-    """d sum(f(inputs)) / d inputs[index] by central differences, in float64."""
+def _finite_differences(f, inputs, index, weights=None, eps=1e-6):
+    """d sum(weights * f(inputs)) / d inputs[index] by central differences, in float64
+    (weights of ones, the gradient of the sum, when none are given)."""
     arrays = [np.array(x.detach().numpy(), dtype=np.float64) if isinstance(x, Tensor) else x
               for x in inputs]
     target = arrays[index]
@@ -471,7 +515,8 @@ def _finite_differences(f, inputs, index, eps=1e-6):
         args = [teachgrad.tensor(a, dtype=teachgrad.float64) if isinstance(inputs[i], Tensor)
                 else a for i, a in enumerate(arrays)]
         with teachgrad.no_grad():
-            return float(np.sum(np.asarray(f(*args).detach().numpy(), dtype=np.float64)))
+            out = np.asarray(f(*args).detach().numpy(), dtype=np.float64)
+        return float(np.sum(out if weights is None else weights * out))
 
     for i in range(flat.size):
         original = flat[i]
@@ -506,6 +551,8 @@ def gradients(f, *inputs, answer=None, names=None, atol=1e-5, rtol=1e-4, hint=No
       with teachgrad's autograd (and finite differences are consulted as a second opinion).
     - Without ``answer``, ``f``'s own backward is under test — say a custom Function the
       student wrote: teachgrad's backward through ``f`` is compared with finite differences.
+      As in ``gradcheck``, the output is weighted by fixed random numbers (the gradient
+      arriving from above is not all ones), so a backward that ignores it is caught.
 
     Every call gets fresh copies of the inputs, so no ``.grad`` is left behind. Inputs are
     named after ``f``'s parameters (or ``names=``). Finite differences run in float64.
@@ -520,23 +567,34 @@ def gradients(f, *inputs, answer=None, names=None, atol=1e-5, rtol=1e-4, hint=No
     wrt = [i for i, x in enumerate(inputs) if x.requires_grad]
     under_test = "backward" if answer is None else "f"
 
+    weights = []      # the random weights of the output, when backward is under test
+
     def autograd():
         xs = _fresh(list(inputs))
         out = f(*xs)
         if not isinstance(out, Tensor):
-            raise TypeError(f"f returned a {type(out).__name__}, not a tensor")
-        grads = teachgrad.autograd.grad(out.sum() if out.numel() != 1 else out.reshape(()),
-                                        [xs[i] for i in wrt], allow_unused=True)
+            raise TypeError(f"f returned {_a_kind(out)}, not a tensor")
+        if answer is None:
+            weights.append(np.random.default_rng(0).standard_normal(tuple(out.shape)))
+            seed = teachgrad.tensor(weights[0], dtype=out.dtype)
+        else:
+            seed = teachgrad.ones_like(out)
+        grads = teachgrad.autograd.grad(out, [xs[i] for i in wrt], grad_outputs=seed,
+                                        allow_unused=True)
         return [teachgrad.zeros_like(xs[i]) if g is None else g for i, g in zip(wrt, grads)]
 
     reference = _call(autograd, what="your backward" if answer is None else "f")
-    numerical = [_finite_differences(f, inputs, i) for i in wrt]
+    numerical = [_finite_differences(f, inputs, i, weights[0] if weights else None)
+                 for i in wrt]
 
     if answer is None:
         for i, got, fd in zip(wrt, reference, numerical):
             found = _difference(got, fd, f"backward's gradient of {labels[i]}", 1e-4, 1e-3,
                                 gradient=True)
             if found:
+                of_the_sum = _finite_differences(f, inputs, i)
+                if _difference(got, of_the_sum, "", 1e-4, 1e-3) is None:
+                    found = (found[0], IGNORED_GRAD_OUTPUT_HINT)
                 raise _Stop(WRONG, found[0] + " (compared with finite differences)",
                             _pick_hint(*found, hint))
         return "backward agrees with finite differences"
@@ -603,14 +661,14 @@ def node_names(answer, *roots, order=None, hint=None):
     answer = _resolve(answer, "your answer")
     nodes = _graph_nodes(roots)
     if not isinstance(answer, (list, tuple)):
-        raise _Stop(WRONG, f"your answer is a {type(answer).__name__}, expected a list of nodes "
+        raise _Stop(WRONG, f"your answer is {_a_kind(answer)}, expected a list of nodes "
                     "or node names", "e.g. ['MulBackward0', 'AccumulateGrad', ...]")
     for i, item in enumerate(answer):
         if item is None:
             raise _Stop(WRONG, f"item {i} is None, not a node",
                         "a (None, 0) entry of next_functions is an input without a node: skip it")
         if not isinstance(item, (str, Node)):
-            raise _Stop(WRONG, f"item {i} is a {type(item).__name__}, expected a node or its "
+            raise _Stop(WRONG, f"item {i} is {_a_kind(item)}, expected a node or its "
                         "name", "node names look like 'MulBackward0' or 'AccumulateGrad'")
     if order is None:
         given = Counter(_node_name(item) for item in answer)
@@ -718,7 +776,7 @@ def _describe(args):
         elif isinstance(arg, (int, float, bool, str)) or arg is None:
             parts.append(repr(arg))
         else:
-            parts.append(f"a {type(arg).__name__}")
+            parts.append(_a_kind(arg))
     return ", ".join(parts)
 
 
