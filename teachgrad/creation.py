@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from teachgrad import dtypes, ieee, random
+from teachgrad import devices, dtypes, ieee, random
 from teachgrad.ops.shape import as_shape
 from teachgrad.tensor import Tensor
 
@@ -20,6 +20,11 @@ def _leaf(array, requires_grad=False):
                                "gradients")
         tensor._requires_grad = True
     return tensor
+
+
+def _shape(shape, size):
+    """The shape given as ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    return as_shape(shape if size is None else (size,))
 
 
 def _numpy_dtype(dtype, default=None):
@@ -45,6 +50,7 @@ def _infer_dtype(data):
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists or an array)."""
+    devices.check(device)
     if isinstance(data, Tensor):
         data = data._data
     elif isinstance(data, (list, tuple)) and _contains_tensors(data):
@@ -90,7 +96,8 @@ def _tensors_to_lists(data):
             _tensors_to_lists(x) if isinstance(x, (list, tuple)) else x for x in data]
 
 
-def as_tensor(data, dtype=None):
+def as_tensor(data, dtype=None, device=None):
+    devices.check(device)
     if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype):
         return data
     if isinstance(data, np.ndarray) and dtype is None:
@@ -104,20 +111,23 @@ def from_numpy(array):
     return Tensor._make(array)
 
 
-def zeros(*size, dtype=None, requires_grad=False, device=None):
-    return _leaf(np.zeros(as_shape(size), dtype=_numpy_dtype(dtype)), requires_grad)
+def zeros(*shape, size=None, dtype=None, requires_grad=False, device=None):
+    devices.check(device)
+    return _leaf(np.zeros(_shape(shape, size), dtype=_numpy_dtype(dtype)), requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False, device=None):
-    return _leaf(np.ones(as_shape(size), dtype=_numpy_dtype(dtype)), requires_grad)
+def ones(*shape, size=None, dtype=None, requires_grad=False, device=None):
+    devices.check(device)
+    return _leaf(np.ones(_shape(shape, size), dtype=_numpy_dtype(dtype)), requires_grad)
 
 
-def empty(*size, dtype=None, requires_grad=False, device=None):
+def empty(*shape, size=None, dtype=None, requires_grad=False, device=None):
     """Like zeros (teachgrad fills new memory, so notebooks stay deterministic)."""
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*shape, size=size, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    devices.check(device)
     if dtype is None:
         dtype = dtypes.default_dtype_for_category(dtypes.scalar_category(fill_value))
     shape = as_shape((size,))
@@ -126,6 +136,7 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+    devices.check(device)
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -133,15 +144,53 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
         dtype = dtypes.int64 if is_integral else dtypes.get_default_dtype()
     if dtype.is_floating_point:
         count = int(np.ceil((end - start) / step))
-        values = start + step * np.arange(count, dtype=np.float64)
-        return _leaf(values.astype(dtype.numpy), requires_grad)
+        return _leaf(_arange_floats(float(start), float(step), count, dtype.numpy),
+                     requires_grad)
     return _leaf(np.arange(start, end, step, dtype=dtype.numpy), requires_grad)
+
+
+def _arange_floats(start, step, count, numpy_dtype):
+    """``count`` values from ``start`` by ``step``, bit for bit as PyTorch's CPU kernel
+    computes them (numpy's arange differs in the last bit, and a ReLU's gradient at 0 can
+    turn on it). The kernel fills 32-byte vectors: each vector's first element is
+    ``start + i * step`` in double, one fused multiply-add, rounded to the dtype; the
+    others add ``k * step`` to that first element, in double. The elements after the
+    last whole pair of vectors are each ``start + i * step``."""
+    exact = _fused_multiply_add(step, np.arange(count, dtype=np.float64), start)
+    lanes = 32 // numpy_dtype.itemsize
+    vectorised = count - count % (2 * lanes)
+    firsts = exact[:vectorised:lanes].astype(numpy_dtype).astype(np.float64)
+    offsets = np.tile(np.arange(lanes, dtype=np.float64), len(firsts))
+    exact[:vectorised] = _fused_multiply_add(offsets, step, np.repeat(firsts, lanes))
+    return exact.astype(numpy_dtype)
+
+
+def _fused_multiply_add(a, b, c):
+    """``a * b + c`` with one rounding, as the CPU's fused multiply-add (float64): the
+    product's rounding error (Dekker's split) and the sum's (Knuth's two-sum) are added
+    back before the last rounding."""
+    product = a * b
+    a_high, a_low = _split(a)
+    b_high, b_low = _split(b)
+    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total = product + c
+    c_part = total - product
+    sum_error = (product - (total - c_part)) + (c - c_part)
+    return total + (sum_error + product_error)
+
+
+def _split(x):
+    """``x`` as high + low, each with at most 26 significant bits (Veltkamp's split)."""
+    scaled = 134217729.0 * x               # 2**27 + 1
+    high = scaled - (scaled - x)
+    return high, x - high
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
     """``steps`` evenly spaced values, computed as PyTorch's CPU kernel does so that the last
     bits agree: the first half counted up from ``start``, the second half down from ``end``,
     each value rounded once (the kernel's fused multiply-add), in the result's float dtype."""
+    devices.check(device)
     out_dtype = np.dtype(_numpy_dtype(dtype))
     step_dtype = out_dtype if out_dtype.kind == "f" else np.dtype(np.float64)
     first, last = (step_dtype.type(out_dtype.type(value)) for value in (start, end))
@@ -160,6 +209,7 @@ def logspace(start, end, steps, base=10.0, dtype=None, requires_grad=False, devi
     the difference of the ends in the result's dtype, divided in float64; each exponent,
     in float64, counts up from ``start`` in the first half and down from ``end`` in the
     second; each power is rounded once to the result's dtype."""
+    devices.check(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     out_dtype = np.dtype(_numpy_dtype(dtype))
@@ -174,18 +224,21 @@ def logspace(start, end, steps, base=10.0, dtype=None, requires_grad=False, devi
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    devices.check(device)
     return _leaf(np.eye(n, m, dtype=_numpy_dtype(dtype)), requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, requires_grad=False, device=None):
+def rand(*shape, size=None, generator=None, dtype=None, requires_grad=False, device=None):
+    devices.check(device)
     with random.drawing_from(generator):
-        values = random.rand(as_shape(size), dtype=_numpy_dtype(dtype))
+        values = random.rand(_shape(shape, size), dtype=_numpy_dtype(dtype))
     return _leaf(values, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, requires_grad=False, device=None):
+def randn(*shape, size=None, generator=None, dtype=None, requires_grad=False, device=None):
+    devices.check(device)
     with random.drawing_from(generator):
-        values = random.randn(as_shape(size), dtype=_numpy_dtype(dtype))
+        values = random.randn(_shape(shape, size), dtype=_numpy_dtype(dtype))
     return _leaf(values, requires_grad)
 
 
@@ -198,6 +251,7 @@ def normal_sample(mean, std, size, generator=None, dtype=None, requires_grad=Fal
 
 def randint(low, high=None, size=None, generator=None, dtype=None, requires_grad=False,
             device=None):
+    devices.check(device)
     if size is None:
         low, high, size = 0, low, high
     with random.drawing_from(generator):
@@ -206,6 +260,7 @@ def randint(low, high=None, size=None, generator=None, dtype=None, requires_grad
 
 
 def randperm(n, generator=None, dtype=None, requires_grad=False, device=None):
+    devices.check(device)
     with random.drawing_from(generator):
         values = random.randperm(n)
     return _leaf(values.astype(_numpy_dtype(dtype, dtypes.int64)), requires_grad)
@@ -250,32 +305,34 @@ def _check_distributions(input, num_samples, replacement):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
-def _like(maker, input, dtype, requires_grad, *args):
-    return maker(input.shape, *args, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def _like(maker, input, dtype, requires_grad, device, *args):
+    """A new tensor shaped like ``input``, with its dtype and on its device unless told."""
+    return maker(input.shape, *args, dtype=dtype or input.dtype, requires_grad=requires_grad,
+                 device=device or devices.CPU)
 
 
 def zeros_like(input, dtype=None, requires_grad=False, device=None):
-    return _like(zeros, input, dtype, requires_grad)
+    return _like(zeros, input, dtype, requires_grad, device)
 
 
 def ones_like(input, dtype=None, requires_grad=False, device=None):
-    return _like(ones, input, dtype, requires_grad)
+    return _like(ones, input, dtype, requires_grad, device)
 
 
 def empty_like(input, dtype=None, requires_grad=False, device=None):
-    return _like(zeros, input, dtype, requires_grad)
+    return _like(zeros, input, dtype, requires_grad, device)
 
 
 def full_like(input, fill_value, dtype=None, requires_grad=False, device=None):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return _like(full, input, dtype, requires_grad, device, fill_value)
 
 
 def rand_like(input, dtype=None, requires_grad=False, device=None):
-    return _like(rand, input, dtype, requires_grad)
+    return _like(rand, input, dtype, requires_grad, device)
 
 
 def randn_like(input, dtype=None, requires_grad=False, device=None):
-    return _like(randn, input, dtype, requires_grad)
+    return _like(randn, input, dtype, requires_grad, device)
 
 
 def randint_like(input, low=0, high=None, dtype=None, requires_grad=False, device=None):
@@ -284,7 +341,7 @@ def randint_like(input, low=0, high=None, dtype=None, requires_grad=False, devic
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, dtype=dtype or input.dtype,
-                   requires_grad=requires_grad)
+                   requires_grad=requires_grad, device=device or devices.CPU)
 
 
 manual_seed = random.manual_seed
@@ -296,16 +353,20 @@ set_rng_state = random.set_rng_state
 
 # ---- x.new_zeros(2, 3) and friends: a new tensor with x's dtype (not its values) ---------
 def new_zeros(self, *size, dtype=None, requires_grad=False, device=None):
-    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                 device=device or devices.CPU)
 
 
 def new_ones(self, *size, dtype=None, requires_grad=False, device=None):
-    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                device=device or devices.CPU)
 
 
 def new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
-    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                device=device or devices.CPU)
 
 
 def new_tensor(self, data, dtype=None, requires_grad=False, device=None):
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                  device=device or devices.CPU)

@@ -11,7 +11,7 @@ import weakref
 
 import numpy as np
 
-from teachgrad import dtypes, ieee, printing
+from teachgrad import devices, dtypes, ieee, printing
 from teachgrad.autograd import engine, grad_mode, views
 from teachgrad.autograd.graph import AccumulateGrad, HookDict, add_hook
 
@@ -91,9 +91,10 @@ class Tensor:
     _made_in_inference_mode = False     # ... made in inference_mode
     _sent_down_several_edges = False    # a gradient the engine gave to several nodes
 
-    def __init__(self, data=()):
-        """``Tensor([1, 2])`` makes a float tensor, like ``torch.Tensor``."""
-        self._data = np.array(data, dtype=dtypes.get_default_dtype().numpy)
+    def __init__(self, *data_or_shape, device=None):
+        """``Tensor([1, 2])`` or ``Tensor(2, 3)`` makes a float tensor, like ``torch.Tensor``."""
+        devices.check_legacy(device)
+        self._data = legacy_array(data_or_shape, dtypes.get_default_dtype().numpy)
         self._version_counter = new_version_counter()
         self._grad_fn = None
         self._requires_grad = False
@@ -278,10 +279,16 @@ class Tensor:
 
     @property
     def device(self):
-        return "cpu"
+        return devices.CPU
+
+    is_cuda = False
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None, non_blocking=False):
+        """PyTorch's error for a build without CUDA (teachgrad has only the CPU)."""
+        devices.check("cuda")
 
     def item(self):
         if self._data.size != 1:
@@ -473,6 +480,19 @@ class Tensor:
             self._grad = Tensor._make(grad._data.copy()) if not grad._requires_grad else grad
         else:
             self._grad = self._grad + grad
+
+
+def legacy_array(data_or_shape, numpy_dtype):
+    """The array of ``Tensor(...)`` or ``FloatTensor(...)``: a shape (``Tensor(2, 3)``;
+    PyTorch leaves the memory uninitialised, teachgrad fills it with zeros) or data
+    (``Tensor([1, 2])``)."""
+    if not data_or_shape:
+        return np.zeros(0, numpy_dtype)
+    if len(data_or_shape) == 1 and not isinstance(data_or_shape[0], (Size, numbers.Integral)):
+        return ieee.cast(np.asarray(data_or_shape[0]), numpy_dtype)
+    shape = data_or_shape[0] if len(data_or_shape) == 1 and isinstance(data_or_shape[0], Size) \
+        else data_or_shape
+    return np.zeros(shape, numpy_dtype)
 
 
 def memory_of(a):

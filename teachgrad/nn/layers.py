@@ -34,9 +34,10 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
         self.in_features, self.out_features = in_features, out_features
-        self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))
-        self.bias = Parameter(creation.empty(out_features, dtype=dtype)) if bias else None
+        self.weight = Parameter(creation.empty(out_features, in_features, **factory_kwargs))
+        self.bias = Parameter(creation.empty(out_features, **factory_kwargs)) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -59,6 +60,7 @@ class _ConvNd(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
         if groups != 1 or padding_mode != "zeros":
             raise NotImplementedError(f"teachgrad's {type(self).__name__} supports groups=1 and "
                                       "padding_mode='zeros' only")
@@ -75,8 +77,8 @@ class _ConvNd(Module):
         self.groups, self.padding_mode = groups, padding_mode
         channels = (in_channels, out_channels) if self.transposed else (out_channels,
                                                                          in_channels)
-        self.weight = Parameter(creation.empty(*channels, *self.kernel_size, dtype=dtype))
-        self.bias = Parameter(creation.empty(out_channels, dtype=dtype)) if bias else None
+        self.weight = Parameter(creation.empty(*channels, *self.kernel_size, **factory_kwargs))
+        self.bias = Parameter(creation.empty(out_channels, **factory_kwargs)) if bias else None
         self.reset_parameters()
 
     def _tuple(self, value):
@@ -481,15 +483,16 @@ class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, bias=True, device=None, dtype=None):
         super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats, self.use_bias = affine, track_running_stats, bias
-        self.weight = Parameter(creation.empty(num_features, dtype=dtype)) if affine else None
-        self.bias = Parameter(creation.empty(num_features, dtype=dtype)) if affine and bias \
+        self.weight = Parameter(creation.empty(num_features, **factory_kwargs)) if affine else None
+        self.bias = Parameter(creation.empty(num_features, **factory_kwargs)) if affine and bias \
             else None
         statistics = {"running_mean": None, "running_var": None, "num_batches_tracked": None}
         if track_running_stats:
-            statistics = {"running_mean": creation.empty(num_features, dtype=dtype),
-                          "running_var": creation.empty(num_features, dtype=dtype),
+            statistics = {"running_mean": creation.empty(num_features, **factory_kwargs),
+                          "running_var": creation.empty(num_features, **factory_kwargs),
                           "num_batches_tracked": creation.tensor(0, dtype=dtypes.int64)}
         for name, value in statistics.items():
             self.register_buffer(name, value)
@@ -589,13 +592,14 @@ class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
                  dtype=None, *, bias=True):
         super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
         if num_channels % num_groups:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
                              f"({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = (num_groups, num_channels,
                                                                      eps, affine)
-        self.weight = Parameter(creation.empty(num_channels, dtype=dtype)) if affine else None
-        self.bias = Parameter(creation.empty(num_channels, dtype=dtype)) if affine and bias \
+        self.weight = Parameter(creation.empty(num_channels, **factory_kwargs)) if affine else None
+        self.bias = Parameter(creation.empty(num_channels, **factory_kwargs)) if affine and bias \
             else None
         self.reset_parameters()
 
@@ -652,11 +656,12 @@ class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, device=None,
                  dtype=None):
         super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
         if padding_idx is not None and padding_idx < 0:
             padding_idx += num_embeddings
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = padding_idx
-        self.weight = Parameter(creation.empty(num_embeddings, embedding_dim, dtype=dtype))
+        self.weight = Parameter(creation.empty(num_embeddings, embedding_dim, **factory_kwargs))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -679,13 +684,14 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  device=None, dtype=None):
         super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        self.weight = Parameter(creation.empty(*self.normalized_shape, dtype=dtype)) \
+        self.weight = Parameter(creation.empty(*self.normalized_shape, **factory_kwargs)) \
             if elementwise_affine else None
-        self.bias = Parameter(creation.empty(*self.normalized_shape, dtype=dtype)) \
+        self.bias = Parameter(creation.empty(*self.normalized_shape, **factory_kwargs)) \
             if elementwise_affine and bias else None
         self.reset_parameters()
 
@@ -801,8 +807,9 @@ class PReLU(Module):
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
         self.num_parameters, self.init = num_parameters, init
-        self.weight = Parameter(creation.empty(num_parameters, dtype=dtype))
+        self.weight = Parameter(creation.empty(num_parameters, **factory_kwargs))
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -15,6 +15,7 @@ from collections import OrderedDict, namedtuple
 from teachgrad.autograd.grad_mode import no_grad
 from teachgrad.autograd.graph import HookDict, add_hook
 from teachgrad.nn.parameter import Parameter
+from teachgrad.ops import destination
 from teachgrad.tensor import Tensor
 
 
@@ -270,14 +271,11 @@ class Module:
     def zero_grad(self, set_to_none=True):
         zero_grads(self.parameters(), set_to_none)
 
-    # ---- dtype (the device is always the CPU) --------------------------------------------
-    def to(self, *args, **kwargs):
-        """``model.to(teachgrad.float64)``; a device such as ``"cpu"`` is accepted and ignored."""
-        from teachgrad import dtypes
-        dtype = kwargs.get("dtype")
-        for arg in args:
-            if isinstance(arg, dtypes.dtype):
-                dtype = arg
+    # ---- dtype and device (the device is always the CPU) ---------------------------------
+    def to(self, *args, dtype=None, device=None, non_blocking=False):
+        """``model.to(teachgrad.float64)``, ``model.to("cpu")``; any other device gets
+        PyTorch's error for a build without it."""
+        dtype = destination(args, dtype, device)
         if dtype is None:
             return self
         if not dtype.is_floating_point:
@@ -304,6 +302,10 @@ class Module:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None):
+        """PyTorch's error for a build without CUDA (teachgrad has only the CPU)."""
+        return self.to("cuda")
 
     # ---- saving and loading ----------------------------------------------------------
     def state_dict(self, destination=None, prefix="", keep_vars=False):

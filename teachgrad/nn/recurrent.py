@@ -92,12 +92,13 @@ class RNNCellBase(Module):
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         gates = num_chunks * hidden_size
-        self.weight_ih = Parameter(creation.empty(gates, input_size, dtype=dtype))
-        self.weight_hh = Parameter(creation.empty(gates, hidden_size, dtype=dtype))
-        self.bias_ih = Parameter(creation.empty(gates, dtype=dtype)) if bias else None
-        self.bias_hh = Parameter(creation.empty(gates, dtype=dtype)) if bias else None
+        self.weight_ih = Parameter(creation.empty(gates, input_size, **factory_kwargs))
+        self.weight_hh = Parameter(creation.empty(gates, hidden_size, **factory_kwargs))
+        self.bias_ih = Parameter(creation.empty(gates, **factory_kwargs)) if bias else None
+        self.bias_hh = Parameter(creation.empty(gates, **factory_kwargs)) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -143,7 +144,8 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
                  dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=1, dtype=dtype)
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device,
+                         dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
@@ -161,7 +163,8 @@ class RNNCell(RNNCellBase):
 
 class LSTMCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=4, dtype=dtype)
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device,
+                         dtype=dtype)
 
     def forward(self, input, hx=None):
         self._check_dims(input, hx or [], ["hx[0]", "hx[1]"])
@@ -179,7 +182,8 @@ class LSTMCell(RNNCellBase):
 
 class GRUCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=3, dtype=dtype)
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device,
+                         dtype=dtype)
 
     def forward(self, input, hx=None):
         self._check_dims(input, [hx], ["hidden"])
@@ -214,7 +218,8 @@ class RNNBase(Module):
         self._flat_weights_names, self._all_weights = [], []
         for layer in range(num_layers):
             for suffix in ("", "_reverse")[:self._directions()]:
-                self._add_layer_weights(layer, suffix, GATES[mode] * hidden_size, dtype)
+                self._add_layer_weights(layer, suffix, GATES[mode] * hidden_size,
+                                        {"device": device, "dtype": dtype})
         self.reset_parameters()
 
     @staticmethod
@@ -244,7 +249,7 @@ class RNNBase(Module):
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
 
-    def _add_layer_weights(self, layer, suffix, gate_size, dtype):
+    def _add_layer_weights(self, layer, suffix, gate_size, factory_kwargs):
         real_hidden = self.proj_size or self.hidden_size
         inputs = self.input_size if layer == 0 else real_hidden * self._directions()
         shapes = {"weight_ih": (gate_size, inputs), "weight_hh": (gate_size, real_hidden)}
@@ -255,7 +260,7 @@ class RNNBase(Module):
         names = []
         for kind, size in shapes.items():
             names.append(f"{kind}_l{layer}{suffix}")
-            setattr(self, names[-1], Parameter(creation.empty(*size, dtype=dtype)))
+            setattr(self, names[-1], Parameter(creation.empty(*size, **factory_kwargs)))
         self._flat_weights_names += names
         self._all_weights.append(names)
 

@@ -4,7 +4,7 @@
 (``Tensor.exp = pointwise.exp``, ``Tensor.__mul__ = pointwise.mul``...), so the
 two never import each other in a circle.
 """
-from teachgrad import creation, dtypes
+from teachgrad import creation, devices, dtypes, legacy
 from teachgrad.autograd import functional
 from teachgrad.ops import indexing, inplace, jacobians, linalg, pointwise, reduction, shape
 from teachgrad.tensor import Tensor
@@ -19,20 +19,34 @@ def _conversion(dtype):
     return lambda self: pointwise.to_dtype(self, dtype)
 
 
-def _to(self, *args, dtype=None, **kwargs):
-    """``x.to(teachgrad.float64)``; a device such as ``"cpu"`` is accepted and ignored."""
+def destination(args, dtype=None, device=None):
+    """The dtype of ``x.to(...)`` or ``model.to(...)`` (None: unchanged), whose arguments may
+    be a dtype, a tensor (its dtype) or a device: the CPU, the only one; any other device
+    gets PyTorch's error."""
     for arg in args:
         if isinstance(arg, dtypes.dtype):
             dtype = arg
         elif isinstance(arg, Tensor):
             dtype = arg.dtype
+        else:
+            device = arg
+    if device is not None:
+        devices.check(device, "move")
+    return dtype
+
+
+def _to(self, *args, dtype=None, device=None, non_blocking=False, **kwargs):
+    """``x.to(teachgrad.float64)``, ``x.to("cpu")``, ``x.to(other)``."""
+    dtype = destination(args, dtype, device)
     return self if dtype is None else pointwise.to_dtype(self, dtype)
 
 
-def _type(self, dtype=None):
+def _type(self, dtype=None, non_blocking=False):
+    """``x.type()`` names the legacy class ("teachgrad.FloatTensor"); ``x.type(t)``
+    converts to the dtype of ``t``: a dtype, a legacy class or its name."""
     if dtype is None:
         return f"teachgrad.{self.dtype.legacy_name}"
-    return pointwise.to_dtype(self, dtype)
+    return pointwise.to_dtype(self, legacy.dtype_of(dtype))
 
 
 def _size_args(function):

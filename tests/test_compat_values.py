@@ -1,0 +1,38 @@
+"""Values that must agree with PyTorch 2.13 to the last bit (issue 20)."""
+import numpy as np
+import pytest
+
+import teachgrad
+
+torch = pytest.importorskip("torch")
+
+ARANGES = [(-8.0, 8.0, 0.1), (0.0, 1.0, 0.01), (-3.0, 3.0, 0.07), (0, 10, 0.3), (-1, 1, 0.013),
+           (2.5, 100.0, 0.37), (-5, 5, 0.001), (0, 1e4, 0.7), (1.0, 2.0, 1 / 3), (10.0, 0.0, -0.3)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("start, end, step", ARANGES)
+def test_arange_equals_torch_bit_for_bit(start, end, step, dtype):
+    expected = torch.arange(start, end, step, dtype=getattr(torch, dtype)).numpy()
+    got = teachgrad.arange(start, end, step, dtype=getattr(teachgrad, dtype)).numpy()
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_arange_random_ranges_equal_torch():
+    rng = np.random.default_rng(20)
+    for _ in range(100):
+        start, step = float(rng.uniform(-100, 100)), float(rng.uniform(1e-3, 2))
+        end = start + int(rng.integers(1, 2000)) * step
+        np.testing.assert_array_equal(teachgrad.arange(start, end, step).numpy(),
+                                      torch.arange(start, end, step).numpy())
+
+
+def test_relu_gradient_at_the_arange_point_near_zero():
+    """arange(-8, 8, 0.1)[80] is 2**-51 in PyTorch, not 0: ReLU's gradient there is 1."""
+    def relu_grad(t):
+        x = t.arange(-8.0, 8.0, 0.1, requires_grad=True)
+        t.relu(x).sum().backward()
+        return x.grad.numpy()
+    np.testing.assert_array_equal(relu_grad(teachgrad), relu_grad(torch))
+    assert teachgrad.arange(-8.0, 8.0, 0.1)[80].item() == 2.0 ** -51
