@@ -5,7 +5,8 @@ from teachgrad.autograd.function import Function, FunctionCtx
 from teachgrad.autograd.functional import backward, grad
 from teachgrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from teachgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from teachgrad.autograd.variable import Variable
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "anomaly", "backward",
            "detect_anomaly", "enable_grad", "grad", "gradcheck", "gradgradcheck", "graph",
-           "is_grad_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled"]
+           "is_grad_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled", "Variable"]
