@@ -55,6 +55,9 @@ class Operation(Node):
     _recording = False           # True for a node that is wired into the graph
     _inplace = False             # True for the node of an in-place op (see apply_inplace)
     _saved = MappingProxyType({})   # a node that records gets its own dict of saved tensors
+    # how an input of the in-place form may not meet the memory it writes (views._overlap):
+    # x.add_(x) is fine, x.index_put_(..., x) is not
+    refused_overlaps = ("partial",)
 
     def __init_subclass__(cls, **kwargs):
         """Give the class its ``_saved_<name>`` and ``_raw_saved_<name>`` attributes."""
@@ -178,7 +181,7 @@ class Operation(Node):
     @classmethod
     def apply_inplace(cls, target, *others, **params):
         from teachgrad.autograd import views
-        views.check_inplace_allowed(target, others)
+        views.check_inplace_allowed(target, others, cls.refused_overlaps)
         inputs = (target, *others)
         arrays = cls._input_arrays(inputs)
         node = cls._new_node(inputs)
@@ -188,7 +191,7 @@ class Operation(Node):
             # backward needs the old value of the target, which we are about to overwrite: a
             # clone, recorded (CloneBackward0), so that a second derivative reaches it too
             node._saved["self"] = SavedTensor(target.clone())
-        views.write_inplace(target, result, others)
+        views.write_inplace(target, result)
         if node._recording:
             views.rebase_history(target, node, inputs)
         return target

@@ -42,15 +42,22 @@ def make_view(view, source, replay):
     return view
 
 
-def check_inplace_allowed(target, others=()):
-    """PyTorch's errors for in-place changes that would break autograd (checked before
-    writing); ``others`` are the op's other tensor inputs."""
+def check_inplace_allowed(target, others=(), refused_overlaps=("partial",)):
+    """PyTorch's errors for in-place changes that would break autograd, then those of memory
+    written twice or read while written (all checked before computing); ``others`` are the
+    op's other tensor inputs. ``refused_overlaps``: an input may be the target itself for
+    most ops (``x.add_(x)``), not for index_put_ and friends (see ``_overlap``)."""
+    if grad_mode.is_recording() and grad_mode.autograd_sees((target, *others)):
+        _check_autograd_allows_inplace(target, others)
     if not target._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor "
                            "before performing the operation.")
-    if grad_mode.is_recording() and grad_mode.autograd_sees((target, *others)):
-        _check_autograd_allows_inplace(target, others)
+    for other in others:
+        if _overlap(target._data, other._data) in refused_overlaps:
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                               "written-to tensor refer to a single memory location. Please "
+                               "clone() the tensor before performing the operation.")
     if (target._version_counter is grad_mode.INFERENCE      # (PyTorch's check: when the version
             and not grad_mode.is_inference_mode_enabled()):  # is bumped, after autograd's)
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
@@ -130,19 +137,40 @@ def view_rebase_error(view, modified, rule):
     return f"{start} no_grad mode and {modified} modified inplace with grad mode enabled. {rule}"
 
 
-def _partly_overlap(written, read):
-    """Does ``read`` share some memory with ``written`` without being the very same view?
-    (``x.add_(x)`` is fine; ``v.add_(base)`` for a view ``v`` of ``base`` is not.)"""
-    if written is read or not np.may_share_memory(written, read):
-        return False
-    same_view = (written.__array_interface__["data"][0] == read.__array_interface__["data"][0]
-                 and written.shape == read.shape and written.strides == read.strides)
-    return not same_view
+def _overlap(written, read):
+    """PyTorch's judgement (``get_overlap_status``) of how an input's memory meets the memory an
+    in-place op writes: "full" (the very same elements in the same layout, as in ``x.add_(x)``),
+    "partial" (some elements, or the same ones in another order, as in ``x.add_(x.t())``), or
+    None. Like PyTorch it looks only at tensors laid out densely (some order of their dims is
+    contiguous), whose memory is one unbroken span; any other view -- a row of a transposed
+    result, a column -- is too hard to judge cheaply, and passes."""
+    if written.size == 0 or read.size == 0 or not (_is_dense(written) and _is_dense(read)):
+        return None
+    written_start = written.__array_interface__["data"][0]
+    read_start = read.__array_interface__["data"][0]
+    written_end, read_end = written_start + written.nbytes, read_start + read.nbytes
+    if (written_start, written_end) == (read_start, read_end):
+        return "full" if written.strides == read.strides else "partial"
+    if written_start < read_end and read_start < written_end:
+        return "partial"
+    return None
 
 
-def write_inplace(target, result, others=()):
+def _is_dense(array):
+    """Do the array's elements fill one span of memory without gaps or repeats, in some order
+    of its dims (PyTorch's ``is_non_overlapping_and_dense``)? Dims of size 1 do not count."""
+    step = array.itemsize
+    for stride, size in sorted((stride, size) for size, stride in zip(array.shape, array.strides)
+                               if size != 1):
+        if stride != step:
+            return False
+        step *= size
+    return True
+
+
+def write_inplace(target, result):
     """Write an in-place op's result into the target's memory and bump its version
-    (after PyTorch's checks of dtype, shape and overlapping memory)."""
+    (after PyTorch's checks of dtype and shape)."""
     if result.dtype.kind == "f" and target._data.dtype.kind in "biu" or \
             result.dtype.kind in "iu" and target._data.dtype.kind == "b":
         raise RuntimeError(f"result type {_type_name(result.dtype)} can't be cast to the desired "
@@ -155,11 +183,6 @@ def write_inplace(target, result, others=()):
         if not broadcast_ok:
             raise RuntimeError(f"output with shape {list(target._data.shape)} doesn't match the "
                                f"broadcast shape {list(result.shape)}")
-    for other in others:
-        if _partly_overlap(target._data, other._data):
-            raise RuntimeError("unsupported operation: some elements of the input tensor and the "
-                               "written-to tensor refer to a single memory location. Please "
-                               "clone() the tensor before performing the operation.")
     target._data[...] = result
     target._version_counter.bump()
 
@@ -185,8 +208,10 @@ def rebase_base_of_view(view, node):
     """After ``node`` changed ``view`` in place: the base's new history is a ``CopySlices``
     around ``node``, and the view's is replayed from it."""
     base = view._base
+    old_node, old_output_nr = base._grad_fn, base._output_nr
     copy_slices = CopySlices(base, view._view_replay, node)
     base._grad_fn, base._output_nr, base._requires_grad = copy_slices, 0, True
+    _move_retain_grad(base, old_node, old_output_nr)
     refresh_view_history(view)
 
 
@@ -214,9 +239,11 @@ def refresh_view_history(view):
         raise RuntimeError(view_rebase_error(view, "its base or another view of its base has "
                                              "been", rule))
     view._view_version = view._version_counter.version     # (only now: an error repeats)
+    old_node, old_output_nr = view._grad_fn, view._output_nr
     view_node = AsStridedBackward0(base, view._view_replay)
     view_node.next_functions = (base._gradient_edge(),)
     view._grad_fn, view._output_nr, view._requires_grad = view_node, 0, True
+    _move_retain_grad(view, old_node, old_output_nr)
 
 
 class CopySlices(Node):

@@ -321,6 +321,7 @@ class IndexCopyBackward0(Operation):
     """``x`` with the slices of ``source`` copied to positions ``index`` along ``dim`` (of a
     repeated position, the last copy stays)."""
     input_names = ("self", "source")
+    refused_overlaps = ("full", "partial")      # the source may not be the target
     kept_names = ("index",)
     promote = "none"
 
@@ -458,6 +459,7 @@ def index_fill_(input, dim, index, value):
 class IndexPutBackward0(Operation):
     """``x[mask] = v`` or ``x[idx] = v``: an in-place write at advanced indices."""
     input_names = ("self", "values")
+    refused_overlaps = ("full", "partial")      # the source may not be the target
 
     def forward(self, a, values, key):
         self._key = key
@@ -521,11 +523,16 @@ def _is_whole(parts):
 
 def _mixed_index(input, parts):
     """Basic parts first (advanced ones held by ``:``), then the advanced parts."""
+    return _advanced_index(*_view_for_advanced(input, parts))
+
+
+def _view_for_advanced(input, parts):
+    """The view the basic parts make (advanced ones held by ``:``), and the parts left for it."""
     held = tuple(slice(None) if _is_advanced(p) else p for p in parts)
     viewed = _basic_index(input, held)
     remaining = tuple(p if _is_advanced(p) or p is Ellipsis else slice(None)
                       for p in parts if not isinstance(p, int))   # an int removed its dim
-    return _advanced_index(viewed, remaining)
+    return viewed, remaining
 
 
 def _advanced_index(input, parts):
@@ -572,9 +579,11 @@ def setitem(target, key, value):
     if isinstance(value, numbers.Number):
         value = _number_for(target, value)
     value = as_tensor_like(value, target)
-    parts = key if isinstance(key, tuple) else (key,)
+    parts = tuple(_as_basic(p) for p in (key if isinstance(key, tuple) else (key,)))
     if any(_is_advanced(p) for p in parts):
-        IndexPutBackward0.apply_inplace(target, value, key=_numpy_key(key))
+        if not all(_is_advanced(p) or p == slice(None) for p in parts):
+            target, parts = _view_for_advanced(target, parts)   # x[0, idx] = v: CopySlices
+        IndexPutBackward0.apply_inplace(target, value, key=_numpy_key(parts))
     elif _is_whole(parts):                    # as PyTorch: no view, the target itself
         if value.ndim == 0:
             inplace.fill_(target, value)
@@ -701,6 +710,7 @@ class PutBackward0(Operation):
     """The tensor with ``source``'s elements written at flat positions ``index`` (added
     there with ``accumulate``, so that a repeated position adds up)."""
     input_names = ("self", "source")
+    refused_overlaps = ("full", "partial")      # the source may not be the target
     kept_names = ("index",)
 
     def forward(self, a, source, index, accumulate):

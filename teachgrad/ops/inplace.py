@@ -233,7 +233,7 @@ def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
     """``self`` becomes ``beta * self + alpha * (mat1 @ mat2)``, recorded as ``AddmmBackward0``.
     PyTorch checks in this order: autograd's rules, the dtypes, the factors, the shape of
     ``self`` (which must be the product's: no broadcasting in place)."""
-    views.check_inplace_allowed(self, (mat1, mat2))
+    views.check_inplace_allowed(self, (mat1, mat2), linalg.AddmmBackward0.refused_overlaps)
     linalg._check_same_dtype("addmm", self, mat1, mat2)
     linalg.check_factors(mat1, mat2)
     product_size = [mat1.shape[0], mat2.shape[1]]

@@ -71,6 +71,7 @@ class AddmmBackward0(Operation):
     batch of rows (with alpha = beta = 1). beta = 0 ignores the bias, even its nans.
     (``addmm`` and ``addmm_`` check the shapes first: ``check_factors``.)"""
     input_names = ("self", "mat1", "mat2")
+    refused_overlaps = ()        # as PyTorch's: x.addmm_(x, x.t()) reads x before writing
     _saved_mat1_sym_strides = _saved_mat2_sym_strides = ()
     _saved_alpha = _saved_beta = 1      # (a node stores them only when they are not)
 
