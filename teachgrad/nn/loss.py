@@ -2,20 +2,38 @@
 
 ``reduction`` is "mean" (the default), "sum" or "none" (one loss per element).
 A class weight or ``pos_weight`` is a buffer, so it is part of the state_dict.
+The deprecated flags ``size_average`` and ``reduce`` of the classic losses still work,
+with PyTorch's warning.
 """
+import warnings
+
 from teachgrad.nn import functional as F
 from teachgrad.nn.module import Module
 
 
+def legacy_reduction(size_average, reduce):
+    """The reduction meant by the deprecated flags (None counts as True), with PyTorch's
+    warning: both true is "mean", ``size_average=False`` alone is "sum", ``reduce=False``
+    is "none"."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", stacklevel=3)
+    return reduction
+
+
 class _Loss(Module):
-    def __init__(self, reduction="mean"):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = legacy_reduction(size_average, reduce)
         self.reduction = reduction
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight=None, reduction="mean"):
-        super().__init__(reduction)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
@@ -37,8 +55,9 @@ class BCELoss(_WeightedLoss):
 
 
 class BCEWithLogitsLoss(_WeightedLoss):
-    def __init__(self, weight=None, reduction="mean", pos_weight=None):
-        super().__init__(weight, reduction)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
@@ -48,8 +67,9 @@ class BCEWithLogitsLoss(_WeightedLoss):
 
 
 class NLLLoss(_WeightedLoss):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
-        super().__init__(weight, reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
@@ -60,8 +80,9 @@ class NLLLoss(_WeightedLoss):
 class CrossEntropyLoss(_WeightedLoss):
     """log_softmax then NLLLoss, on raw scores (logits): do not apply a softmax first."""
 
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-        super().__init__(weight, reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input, target):
@@ -72,8 +93,8 @@ class CrossEntropyLoss(_WeightedLoss):
 class SmoothL1Loss(_Loss):
     """Squared error near the target (within ``beta``), absolute error beyond."""
 
-    def __init__(self, reduction="mean", beta=1.0):
-        super().__init__(reduction)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
     def forward(self, input, target):
@@ -84,7 +105,7 @@ class HuberLoss(_Loss):
     """SmoothL1Loss with beta = delta, times delta."""
 
     def __init__(self, reduction="mean", delta=1.0):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, input, target):
@@ -95,8 +116,8 @@ class KLDivLoss(_Loss):
     """The KL divergence of ``target`` from ``input`` (log-probabilities); use
     reduction="batchmean" for the mathematical definition, averaged over the batch."""
 
-    def __init__(self, reduction="mean", log_target=False):
-        super().__init__(reduction)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
     def forward(self, input, target):
@@ -130,7 +151,7 @@ class MarginRankingLoss(_Loss):
     """input1 should rank above input2 where the target is 1, below where it is -1."""
 
     def __init__(self, margin=0.0, *, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.margin = margin
 
     def forward(self, input1, input2, target):
@@ -142,7 +163,7 @@ class HingeEmbeddingLoss(_Loss):
     """For distances: small where the target is 1, at least ``margin`` where it is -1."""
 
     def __init__(self, margin=1.0, *, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.margin = margin
 
     def forward(self, input, target):
@@ -153,7 +174,7 @@ class CosineEmbeddingLoss(_Loss):
     """Pairs marked 1 should point the same way, pairs marked -1 apart (cosine < margin)."""
 
     def __init__(self, margin=0.0, *, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.margin = margin
 
     def forward(self, input1, input2, target):
@@ -172,7 +193,7 @@ class TripletMarginLoss(_Loss):
     """The anchor should be nearer the positive than the negative, by ``margin``."""
 
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, *, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
 
     def forward(self, anchor, positive, negative):
@@ -185,7 +206,7 @@ class GaussianNLLLoss(_Loss):
     ``input`` and variance ``var`` (given to forward)."""
 
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.full, self.eps = full, eps
 
     def forward(self, input, target, var):
@@ -198,7 +219,7 @@ class PoissonNLLLoss(_Loss):
     exp(input) (``log_input``) or input."""
 
     def __init__(self, log_input=True, full=False, *, eps=1e-8, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
 
     def forward(self, log_input, target):
@@ -224,7 +245,7 @@ class MultiMarginLoss(_WeightedLoss):
         if weight is not None and weight.dim() != 1:
             raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got "
                              f"{weight.dim()}D instead")
-        super().__init__(weight, reduction)
+        super().__init__(weight, reduction=reduction)
         self.p, self.margin = p, margin
 
     def forward(self, input, target):

@@ -4,6 +4,8 @@
 (``Tensor.exp = pointwise.exp``, ``Tensor.__mul__ = pointwise.mul``...), so the
 two never import each other in a circle.
 """
+import functools
+
 from teachgrad import creation, devices, dtypes, legacy
 from teachgrad.autograd import functional
 from teachgrad.ops import indexing, inplace, jacobians, linalg, pointwise, reduction, shape
@@ -47,6 +49,28 @@ def _type(self, dtype=None, non_blocking=False):
     if dtype is None:
         return f"teachgrad.{self.dtype.legacy_name}"
     return pointwise.to_dtype(self, legacy.dtype_of(dtype))
+
+
+def numpy_spellings(function):
+    """PyTorch also takes numpy's names ``axis`` for ``dim`` and ``keepdims`` for
+    ``keepdim``: ``x.sum(axis=0, keepdims=True)``."""
+    @functools.wraps(function)
+    def with_numpy_names(*args, **kwargs):
+        if "axis" in kwargs:
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return function(*args, **kwargs)
+    return with_numpy_names
+
+
+# The reductions take numpy's spellings, as methods and as teachgrad.sum etc. (which
+# teachgrad/__init__.py imports from reduction after this rebinding).
+for _name in ("sum", "mean", "prod", "var", "std", "max", "min", "amax", "amin", "argmax",
+              "argmin", "logsumexp", "norm", "all", "any", "median", "nanmedian", "mode",
+              "nansum", "nanmean", "quantile", "nanquantile", "var_mean", "std_mean",
+              "aminmax", "kthvalue", "count_nonzero"):
+    setattr(reduction, _name, numpy_spellings(getattr(reduction, _name)))
 
 
 def _size_args(function):
