@@ -1,0 +1,202 @@
+"""``teachgrad.compile(fn)``: trace the first call, replay the program afterwards."""
+import warnings
+
+import numpy as np
+
+from teachgrad.compile import guards, passes
+from teachgrad.compile.program import _ASARRAY, GuardFailed
+from teachgrad.compile.tracer import _DATA_SLOT, Recorder, _plain, tracing
+from teachgrad.tensor import Tensor
+
+TRACE_LIMIT = 8         # as torch.compile's cache_size_limit: then the step stays eager
+PASSES = (passes.eliminate_dead_code, passes.fuse_mm_bias, passes.plan_memory)
+
+
+class CompiledStep:
+    """A traced program plus what its replay must do to the tensors afterwards."""
+
+    def __init__(self, program, effects, returned):
+        self.program = program
+        self.effects = effects          # [(kind, tensor, what)]
+        self.returned = returned        # how to rebuild the return value from the outputs
+        self.run = program.lower()
+        self.buffers = program.allocate()
+        self.inputs = [(v.arg, v.tensor, v.shape, v.dtype) for v in program.inputs()]
+
+    def input_arrays(self, args):
+        arrays = []
+        for position, tensor, shape, dtype in self.inputs:
+            source = tensor if position is None else args[position]
+            array = _DATA_SLOT.__get__(source, Tensor) if isinstance(source, Tensor) else source
+            if array.shape != shape or array.dtype != dtype:
+                raise GuardFailed("input")
+            arrays.append(array)
+        return arrays
+
+    def __call__(self, args):
+        outputs = self.run(self.input_arrays(args), self.buffers)
+        for kind, tensor, what in self.effects:
+            if kind == "grad":
+                tensor._grad = None if what is None else Tensor._make(outputs[what])
+            elif kind == "data":
+                _DATA_SLOT.__set__(tensor, outputs[what])
+            else:                                   # "version": bump it as eager did
+                tensor._version_counter.version += what
+        return _rebuild(self.returned, outputs)
+
+
+def _rebuild(returned, outputs):
+    kind, what = returned
+    if kind == "tensor":
+        return Tensor._make(outputs[what])
+    if kind == "tuple":
+        return tuple(_rebuild(item, outputs) for item in what)
+    return what
+
+
+class CompiledFunction:
+    """``step = teachgrad.compile(fn)``; ``step(...)`` as ``fn(...)``.
+
+    ``step.program``: the latest program; ``step.traces``: how many times it traced;
+    ``step.fallback_reason``: why it runs eagerly, if it does.
+    """
+
+    def __init__(self, fn, passes=PASSES):
+        self.fn, self.passes = fn, passes
+        self.cache = {}
+        self.traces = 0
+        self.fallback_reason = None
+        self.program = None
+        self._changed_state = False
+
+    def __call__(self, *args, **kwargs):
+        if self.fallback_reason is not None or kwargs:
+            return self.fn(*args, **kwargs)
+        found = guards.reachable(self.fn, args, kwargs)
+        key = guards.guard_key(found)
+        step = self.cache.get(key)
+        if step is not None:
+            try:
+                return step(args)
+            except GuardFailed:                     # a branch or shape the trace did not see
+                return self.fn(*args)
+        return self._trace(args, found, key)
+
+    def _trace(self, args, found, key):
+        if self.traces >= TRACE_LIMIT:
+            return self._fall_back(f"traced {TRACE_LIMIT} times (the guards keep changing)",
+                                   args)
+        self.traces += 1
+        state = guards.state_tensors(found)
+        before = {i: (t.__dict__.get("_grad"), t._version_counter.version)
+                  for i, t in state.items()}
+        recorder = Recorder(args)
+        with tracing(recorder):
+            try:
+                result = self.fn(*recorder.wrap_args(args))
+            except Exception as error:
+                reason = f"the step raised {type(error).__name__}: {str(error).splitlines()[0]}"
+                self._warn(reason)
+                self.fallback_reason = reason
+                raise
+            if not recorder.stopped:
+                recorder.stopped = True
+                try:
+                    compiled = self._finish(recorder, found, state, before, result)
+                except GuardFailed as problem:
+                    recorder.reason = str(problem)
+        if recorder.reason is not None:
+            self._warn(recorder.reason)
+            self.fallback_reason = recorder.reason
+            return result
+        if guards.guard_key(found) != key:
+            # The step changed Python state (optimiser state made on its first call, say):
+            # its replay could not, so it is traced again next time -- once.
+            if self._changed_state:
+                self._fall_back_later("the step changes Python state on every call")
+            self._changed_state = True
+            return result
+        self.cache[key] = compiled
+        self.program = compiled.program
+        return result
+
+    def _finish(self, recorder, found, state, before, result):
+        program = recorder.program
+        names = guards.named_tensors(found)
+        for value in program.inputs():
+            value.name = (f"arg{value.arg}" if value.arg is not None
+                          else names.get(id(value.tensor), "tensor"))
+        effects = []
+        for number, tensor in state.items():
+            grad_before, version_before = before[number]
+            grad = tensor.__dict__.get("_grad")
+            if grad is not grad_before:
+                effects.append(("grad", tensor, None if grad is None else
+                                _output(program, recorder, _DATA_SLOT.__get__(grad, Tensor))))
+            if tensor._version_counter.version != version_before:
+                effects.append(("version", tensor,
+                                tensor._version_counter.version - version_before))
+            value = recorder.inputs.get(number)
+            array = _DATA_SLOT.__get__(tensor, Tensor)
+            if value is not None and recorder.value_of(array).id != value.id:
+                effects.append(("data", tensor, _output(program, recorder, array)))
+        returned = _returned(program, recorder, result)
+        for run_pass in self.passes:
+            run_pass(program)
+        compiled = CompiledStep(program, effects, returned)
+        _verify(compiled, recorder, state)
+        return compiled
+
+    def _fall_back(self, reason, args):
+        self._warn(reason)
+        self.fallback_reason = reason
+        return self.fn(*args)
+
+    def _fall_back_later(self, reason):
+        self._warn(reason)
+        self.fallback_reason = reason
+
+    def _warn(self, reason):
+        name = getattr(self.fn, "__name__", "the step")
+        warnings.warn(f"teachgrad.compile({name}) runs eagerly: {reason}", UserWarning,
+                      stacklevel=4)
+
+
+def _output(program, recorder, array):
+    """The output slot of the value ``array`` holds (made an output if it is not yet)."""
+    value = recorder.value_of(array)
+    if value.origin == "input":
+        raise GuardFailed("the step puts an input's array into another tensor")
+    if value.id not in program.outputs:
+        program.outputs.append(value.id)
+    return program.outputs.index(value.id)
+
+
+def _returned(program, recorder, result):
+    if isinstance(result, Tensor):
+        if result.requires_grad and result.grad_fn is None:
+            raise GuardFailed("the step returns a leaf tensor that requires grad")
+        return ("tensor", _output(program, recorder, _DATA_SLOT.__get__(result, Tensor)))
+    if isinstance(result, tuple):
+        return ("tuple", tuple(_returned(program, recorder, item) for item in result))
+    if isinstance(result, (np.ndarray, np.generic)):
+        raise GuardFailed("the step returns a numpy array")
+    return ("constant", result)
+
+
+def _verify(compiled, recorder, state):
+    """Replay the program on the inputs the trace saw: it must leave, bit for bit, what
+    the eager run left. (Anything the tracer missed shows here.)"""
+    program = compiled.program
+    inputs = [v.snapshot.copy() for v in program.inputs()]
+    outputs = compiled.run(inputs, compiled.buffers)
+    replayed = [(v.id, array) for v, array in zip(program.inputs(), inputs)]
+    replayed += zip(program.outputs, outputs)
+    for number, array in replayed:
+        if not _bits_equal(_ASARRAY(array), _plain(recorder.keep_of(number))):
+            raise GuardFailed(f"the program does not reproduce the eager step (v{number})")
+
+
+def _bits_equal(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and \
+        np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()

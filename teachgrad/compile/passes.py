@@ -1,0 +1,133 @@
+"""Passes over a traced program, each a short function that rewrites it in place.
+
+* ``eliminate_dead_code``: drop the calls whose results nobody reads.
+* ``fuse_mm_bias``: a ``matmul`` followed by the add of a bias becomes one instruction
+  that adds the bias into the product's memory.
+* ``plan_memory``: give each fresh result a buffer allocated once, and let results whose
+  lifetimes do not overlap share one (memory planning).
+"""
+import numpy as np
+
+
+def eliminate_dead_code(program):
+    """Keep an instruction only if something after it needs it: a kept instruction or an
+    output reads its result, it writes into memory read later (or into an input), or it
+    is a branch check. Walks backwards, so whole dead chains go at once."""
+    values = program.values
+    used = set(program.outputs)
+    read_roots = {values[i].root for i in program.outputs} | {v.id for v in program.inputs()}
+    kept = []
+    for instruction in reversed(program.instructions):
+        if (instruction.expect is not None or any(o in used for o in instruction.outputs)
+                or any(values[m].root in read_roots for m in instruction.mutates)):
+            kept.append(instruction)
+            for value_id in instruction.uses():
+                used.add(value_id)
+                read_roots.add(values[value_id].root)
+    removed = len(program.instructions) - len(kept)
+    program.instructions = kept[::-1]
+    return removed
+
+
+def matmul_add(x, w, bias, out=None):
+    """``x @ w + bias`` with the bias added in place into the product: one buffer."""
+    out = np.matmul(x, w, out=out)
+    return np.add(out, bias, out=out)
+
+
+def _use_counts(program):
+    counts = dict.fromkeys(range(len(program.values)), 0)
+    for instruction in program.instructions:
+        for value_id in instruction.uses():
+            counts[value_id] += 1
+    for value_id in program.outputs:
+        counts[value_id] += 1
+    return counts
+
+
+def fuse_mm_bias(program):
+    """``p = matmul(x, w)`` followed by the add of a bias into ``p`` (``add(p, b, out=p)``,
+    or ``y = add(p, b)`` where nothing else reads ``p``) -> one ``matmul_add(x, w, b)``."""
+    values, counts = program.values, _use_counts(program)
+    producer = {i.outputs[0]: n for n, i in enumerate(program.instructions)
+                if i.name == "matmul" and len(i.outputs) == 1 and not i.kwargs and i.fresh_out}
+    fused = 0
+    for n, add in enumerate(program.instructions):
+        product = _bias_add_of(add, producer, values, counts)
+        if product is None:
+            continue
+        first = producer.pop(product)
+        matmul = program.instructions[first]
+        if _touched_between(program, first, n, matmul.uses(), product):
+            continue
+        bias = add.args[1] if add.args[0].id == product else add.args[0]
+        matmul.func, matmul.args = matmul_add, (*matmul.args, bias)
+        if not add.mutates:                 # y = add(p, b): y is the result
+            matmul.outputs = add.outputs
+        program.instructions[n], program.instructions[first] = matmul, None
+        fused += 1
+    program.instructions = [i for i in program.instructions if i is not None]
+    return fused
+
+
+def _bias_add_of(add, producer, values, counts):
+    """The product ``add`` adds a bias to, if it is a fusable bias add; else None."""
+    if add.name != "add" or len(add.args) != 2:
+        return None
+    refs = [getattr(a, "id", None) for a in add.args]
+    product = next((r for r in refs if r in producer), None)
+    if product is None or not values[product].fresh:
+        return None
+    if add.mutates:                         # add(p, b, out=(p,)): in place into the product
+        return product if add.mutates == (product,) and list(add.kwargs) == ["out"] else None
+    result = values[add.outputs[0]]
+    if add.kwargs or counts[product] != 1 or (result.shape, result.dtype) != (
+            values[product].shape, values[product].dtype):
+        return None
+    return product
+
+
+def _touched_between(program, start, end, operands, product):
+    """Between the matmul and its bias add, is an operand written or the product read?"""
+    roots = {program.values[v].root for v in operands}
+    for instruction in program.instructions[start + 1:end]:
+        if instruction is None:
+            continue
+        if product in instruction.uses() or any(program.values[m].root in roots
+                                                for m in instruction.mutates):
+            return True
+    return False
+
+
+def plan_memory(program, reuse=True):
+    """Give every instruction with a fresh result that does not escape a buffer
+    (``out=``), allocated once; with ``reuse``, a buffer whose value is dead -- read by no
+    later instruction -- serves the next result of the same shape and dtype.
+    Returns the number of buffers."""
+    values = program.values
+    escaping = {values[i].root for i in program.outputs}
+    last_use = {}
+    for n, instruction in enumerate(program.instructions):
+        for value_id in instruction.uses() + instruction.outputs:
+            last_use[values[value_id].root] = n
+    program.buffers, free, owner = [], {}, {}
+    for n, instruction in enumerate(program.instructions):
+        if reuse:
+            for buffer, root in list(owner.items()):
+                if last_use[root] < n:                  # dead: its buffer is free again
+                    del owner[buffer]
+                    free.setdefault(program.buffers[buffer], []).append(buffer)
+        instruction.buffer = None
+        if not instruction.fresh_out or not instruction.outputs:
+            continue
+        value = values[instruction.outputs[0]]
+        if value.root != value.id or value.id in escaping:
+            continue
+        kind = (value.shape, value.dtype)
+        if free.get(kind):
+            instruction.buffer = free[kind].pop()
+        else:
+            instruction.buffer = len(program.buffers)
+            program.buffers.append(kind)
+        owner[instruction.buffer] = value.id
+    return len(program.buffers)

@@ -1,0 +1,420 @@
+"""Tracing: run a step eagerly while every numpy call it makes is written down.
+
+teachgrad computes with numpy, so a training step -- forward, ``backward()`` and the
+optimiser's updates -- is, underneath, a sequence of numpy calls. While a trace runs,
+every tensor's array is a ``Traced`` array: a numpy array whose ufuncs, array functions,
+methods and indexing report to the active ``Recorder`` before they compute. The eager code
+runs unchanged and gives its usual result; the recorder keeps the calls as a ``Program``.
+
+What the recorder cannot follow -- a hook (Python code in the middle of the graph), a
+value read into Python (``.item()``, ``float()``), an error -- makes it give up: the eager
+result stands, and the reason is kept for the warning.
+"""
+import contextlib
+
+import numpy as np
+
+from teachgrad.compile.program import Instruction, Program, Ref, Value
+from teachgrad.tensor import Tensor
+
+_DATA_SLOT = Tensor.__dict__["_data"]     # the member descriptor of Tensor._data
+_recorder = None                          # the active Recorder, while a trace runs
+
+
+class GiveUp(Exception):
+    """Raised inside the recorder only; caught there (the eager step goes on)."""
+
+
+_NDARRAY_SHAPE = np.ndarray.shape
+
+
+def set_shape(array, shape):
+    """``array.shape = shape``, as an instruction (it changes a view, never the data)."""
+    array.shape = shape
+
+
+class Traced(np.ndarray):
+    """A numpy array the tracer follows: every numpy call on it is recorded."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        func = ufunc if method == "__call__" else getattr(ufunc, method)
+        return _call(func, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _call(func, args, kwargs)
+
+    @property
+    def T(self):
+        return _call(np.ndarray.transpose, (self,), {})
+
+    @property
+    def mT(self):
+        return _call(np.matrix_transpose, (self,), {})
+
+    @property
+    def shape(self):
+        return _NDARRAY_SHAPE.__get__(self)
+
+    @shape.setter
+    def shape(self, shape):             # ``a.shape = s``: a view reshaped in place
+        _NDARRAY_SHAPE.__set__(self, shape)
+        if _recorder is not None and not _recorder.stopped:
+            _recorder.set_shape(self, shape)
+
+    def __bool__(self):
+        return _escape(self, "bool()", np.ndarray.__bool__)
+
+    def __float__(self):
+        return _escape(self, "float()", np.ndarray.__float__)
+
+    def __int__(self):
+        return _escape(self, "int()", np.ndarray.__int__)
+
+    def __index__(self):
+        return _escape(self, "an index", np.ndarray.__index__)
+
+    def item(self, *args):
+        return _escape(self, ".item()", np.ndarray.item, *args)
+
+    def tolist(self):
+        return _escape(self, ".tolist()", np.ndarray.tolist)
+
+
+def _method(name):
+    unbound = getattr(np.ndarray, name)
+
+    def method(self, *args, **kwargs):
+        return _call(unbound, (self, *args), kwargs)
+    method.__name__ = name
+    return method
+
+
+# ndarray methods that neither a ufunc nor an array function dispatch for us
+for _name in ("__getitem__", "__setitem__", "reshape", "transpose", "view", "astype", "copy",
+              "ravel", "flatten", "squeeze", "swapaxes", "fill", "argmax", "argmin", "argsort",
+              "take", "repeat", "nonzero", "dot", "cumsum", "cumprod", "round", "diagonal",
+              "sort", "put", "conj", "clip", "__copy__", "__deepcopy__", "tobytes"):
+    setattr(Traced, _name, _method(_name))
+
+
+def _plain(array):
+    return np.ndarray.view(array, np.ndarray)
+
+
+def _unwrap(obj):
+    """``obj`` with every Traced array replaced by a plain view of it."""
+    if isinstance(obj, Traced):
+        return _plain(obj)
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_unwrap(item) for item in obj)
+    if isinstance(obj, dict):
+        return {key: _unwrap(item) for key, item in obj.items()}
+    return obj
+
+
+def _call(func, args, kwargs):
+    if _recorder is None or _recorder.stopped:
+        result = func(*_unwrap(args), **_unwrap(kwargs))
+        return _plain(result) if isinstance(result, Traced) else result
+    return _recorder.call(func, args, kwargs)
+
+
+def _escape(array, what, read, *args):
+    """A value leaves numpy for Python: control flow may depend on it."""
+    if _recorder is not None and not _recorder.stopped:
+        _recorder.read_into_python(array, what)
+    return read(_plain(array), *args)
+
+
+# ---- numpy functions that make arrays from nothing (or from Python values) -------------
+_CREATORS = ("zeros", "ones", "empty", "full", "arange", "eye", "array", "asarray",
+             "ascontiguousarray", "asanyarray", "frombuffer")
+_ORIGINAL = {name: getattr(np, name) for name in _CREATORS}
+
+
+def _creator(name):
+    original = _ORIGINAL[name]
+
+    def create(*args, **kwargs):
+        if _recorder is None or _recorder.stopped or _recorder.busy:
+            return original(*_unwrap(args), **_unwrap(kwargs))   # (numpy's own inner calls)
+        return _recorder.create(original, name, args, kwargs)
+    create.__name__ = name
+    return create
+
+
+# ---- the recorder --------------------------------------------------------------------
+# numpy calls whose fresh result can be written into a buffer allocated once (out=)
+def takes_out(func):
+    return isinstance(func, np.ufunc) or getattr(func, "__self__", None).__class__ is np.ufunc \
+        or func in (np.sum, np.prod, np.amax, np.amin, np.max, np.min, np.mean, np.dot,
+                    np.cumsum, np.clip)
+
+
+def _contains(obj, kind):
+    if isinstance(obj, kind):
+        return True
+    if isinstance(obj, (tuple, list)):
+        return any(_contains(item, kind) for item in obj)
+    if isinstance(obj, dict):
+        return any(_contains(item, kind) for item in obj.values())
+    return False
+
+
+class Recorder:
+    """Writes down the numpy calls of one eager run, as a ``Program``."""
+
+    def __init__(self, args):
+        self.program = Program()
+        self.by_array = {}            # id(traced array) -> Value
+        self.owners = {}              # id(memory owner) -> root Value, to recognise views
+        self.arrays = {}              # value id -> its traced array (kept: ids stay unique)
+        self.keep = []                # the memory owners, kept for the same reason
+        self.tensors = {}             # id(tensor) -> tensor, every tensor whose data we touched
+        self.inputs = {}              # id(tensor) -> its input Value
+        self.arg_positions = {id(arg): i for i, arg in enumerate(args)}
+        self.stopped = False
+        self.busy = False             # inside a numpy call: its inner calls are its own
+        self.reason = None
+
+    def wrap_args(self, args):
+        """numpy arrays passed to the step are inputs too."""
+        return [self._new_value(arg, "input", arg=i, snapshot=arg.copy())[0]
+                if isinstance(arg, np.ndarray) else arg for i, arg in enumerate(args)]
+
+    def keep_of(self, value_id):
+        return self.arrays[value_id]
+
+    # -- values --
+    def _new_value(self, array, origin, **info):
+        traced = array.view(Traced) if not isinstance(array, Traced) else array
+        value = self.program.add_value(Value(len(self.program.values), array.shape, array.dtype,
+                                             origin, **info))
+        self.by_array[id(traced)] = value
+        self.arrays[value.id] = traced
+        owner = array.base if array.base is not None else array
+        value.root = self.owners.setdefault(id(owner), value).id
+        if value.root == value.id:
+            self.keep.append(owner)
+        return traced, value
+
+    def value_of(self, array):
+        """The Value a traced array holds; a plain array is a constant."""
+        value = self.by_array.get(id(array))
+        if value is not None:
+            return value
+        if isinstance(array, Traced):
+            raise GiveUp("an array made by a numpy call the tracer does not follow")
+        copy = _ORIGINAL["array"](array)
+        return self._new_value(copy, "constant", constant=copy)[1]
+
+    def _template(self, obj):
+        if isinstance(obj, np.ndarray):
+            return Ref(self.value_of(obj).id)
+        if isinstance(obj, (tuple, list)):
+            return type(obj)(self._template(item) for item in obj)
+        if isinstance(obj, dict):
+            return {key: self._template(item) for key, item in obj.items()}
+        if isinstance(obj, np.generic):
+            return obj                    # a numpy scalar: a constant
+        return obj
+
+    # -- the eager code's numpy calls --
+    def call(self, func, args, kwargs):
+        self.busy = True
+        try:
+            result = func(*_unwrap(args), **_unwrap(kwargs))
+        finally:
+            self.busy = False
+        try:
+            return self._record(func, args, kwargs, result)
+        except GiveUp as problem:
+            self.give_up(str(problem))
+            return result
+
+    def _record(self, func, args, kwargs, result):
+        template = (self._template(args), self._template(kwargs))
+        out = kwargs.get("out")
+        targets = ()
+        if out is not None:
+            targets = tuple(self.value_of(a).id for a in (out if isinstance(out, tuple) else (out,))
+                            if a is not None)
+        elif func is np.ndarray.__setitem__ or func in (np.copyto, np.put, np.place,
+                                                         np.ndarray.fill, np.ndarray.sort,
+                                                         np.ndarray.put):
+            targets = (self.value_of(args[0]).id,)
+        elif getattr(func, "__name__", "") == "at":
+            targets = (self.value_of(args[0]).id,)
+        instruction = Instruction(func, *template, mutates=targets)
+        if targets:                         # written into an existing array
+            self.program.add(instruction)
+            if out is not None:
+                outs = out if isinstance(out, tuple) else (out,)
+                return outs[0] if len(outs) == 1 else outs
+            return result
+        results = result if isinstance(result, tuple) else (result,)
+        traced = []
+        for item in results:
+            if not isinstance(item, (np.ndarray, np.generic)):
+                if _contains(args, Traced) or _contains(kwargs, Traced):
+                    if func not in (np.shape, np.ndim, np.size, np.result_type,
+                                    np.may_share_memory, np.shares_memory):
+                        raise GiveUp(f"numpy.{func.__name__} returned a Python value")
+                return result
+            array = _ORIGINAL["asarray"](item) if isinstance(item, np.generic) else item
+            if isinstance(array, Traced):
+                array = _plain(array)
+            known = self.owners.get(id(array.base if array.base is not None else array))
+            arr, value = self._new_value(array, "op", scalar=isinstance(item, np.generic))
+            instruction.outputs.append(value.id)
+            value.fresh = known is None
+            traced.append(arr)
+        instruction.scalar_result = any(self.program.values[i].scalar for i in instruction.outputs)
+        instruction.fresh_out = (len(traced) == 1 and traced and
+                                 self.program.values[instruction.outputs[0]].fresh and
+                                 takes_out(func))
+        self.program.add(instruction)
+        return tuple(traced) if isinstance(result, tuple) else traced[0]
+
+    def create(self, original, name, args, kwargs):
+        if name in ("asarray", "asanyarray", "ascontiguousarray") and isinstance(args[0], Traced):
+            dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+            if (dtype is None or np.dtype(dtype) == args[0].dtype) and (
+                    name != "ascontiguousarray" or args[0].flags.c_contiguous):
+                return args[0]
+        if _contains(args, Traced) or _contains(kwargs, Traced):
+            return self.call(original, args, kwargs)
+        self.busy = True
+        try:
+            result = original(*args, **kwargs)
+        finally:
+            self.busy = False
+        if not isinstance(result, np.ndarray) or self.stopped:
+            return result
+        try:
+            instruction = Instruction(original, self._template(args), self._template(kwargs))
+            traced, value = self._new_value(result, "op")
+            value.fresh = True
+            instruction.outputs.append(value.id)
+            self.program.add(instruction)
+            return traced
+        except GiveUp as problem:
+            self.give_up(str(problem))
+            return result
+
+    # -- tensors --
+    def read_tensor(self, tensor, array):
+        if self.stopped:
+            return array
+        if isinstance(array, Traced):
+            if id(array) in self.by_array:
+                return array
+            self.give_up("a tensor holds an array from an earlier trace")
+            return array
+        self.tensors.setdefault(id(tensor), tensor)
+        position = self.arg_positions.get(id(tensor))
+        traced, value = self._new_value(array, "input", tensor=tensor, arg=position,
+                                        snapshot=array.copy())
+        self.inputs[id(tensor)] = value
+        _DATA_SLOT.__set__(tensor, traced)
+        return traced
+
+    def write_tensor(self, tensor, array):
+        self.tensors.setdefault(id(tensor), tensor)
+        if not self.stopped and isinstance(array, np.ndarray) and not isinstance(array, Traced):
+            if array.size:                  # a plain array put into a tensor: a constant
+                self.value_of(array)
+
+    def set_shape(self, array, shape):
+        value = self.value_of(array)
+        self.program.add(Instruction(set_shape, (Ref(value.id), shape), {}, mutates=(value.id,)))
+        value.shape = _NDARRAY_SHAPE.__get__(array)
+
+    def read_into_python(self, array, what):
+        value = self.by_array.get(id(array))
+        if value is None:
+            return
+        if what == "bool()":                # a branch: checked again on every replay
+            self.program.add(Instruction(np.ndarray.__bool__, (Ref(value.id),), {},
+                                         expect=bool(_plain(array))))
+            return
+        self.give_up(f"{what} reads a value the step computes into Python, where it may "
+                     "steer control flow")
+
+    def hook_ran(self, what):
+        self.give_up(f"a {what} runs Python code in the middle of the step")
+
+    def give_up(self, reason):
+        if not self.stopped:
+            self.stopped, self.reason = True, reason
+
+    def detach_arrays(self):
+        """After the trace: every tensor holds a plain numpy array again."""
+        for tensor in self.tensors.values():
+            array = _DATA_SLOT.__get__(tensor, Tensor)
+            if isinstance(array, Traced):
+                _DATA_SLOT.__set__(tensor, _plain(array))
+            grad = tensor.__dict__.get("_grad") if hasattr(tensor, "__dict__") else None
+            if grad is not None:
+                array = _DATA_SLOT.__get__(grad, Tensor)
+                if isinstance(array, Traced):
+                    _DATA_SLOT.__set__(grad, _plain(array))
+
+
+# ---- switching tracing on and off ------------------------------------------------------
+def _read_data(tensor):
+    array = _DATA_SLOT.__get__(tensor, Tensor)
+    return _recorder.read_tensor(tensor, array) if _recorder is not None else array
+
+
+def _write_data(tensor, array):
+    if _recorder is not None:
+        _recorder.write_tensor(tensor, array)
+    _DATA_SLOT.__set__(tensor, array)
+
+
+def _watch_hooks(hook_dict_class, engine):
+    """Patches that tell the recorder when a hook runs; returns the undo list."""
+    def seen(method):
+        def watched(self):
+            if len(self) and _recorder is not None:
+                _recorder.hook_ran("hook")
+            return method(self)
+        return watched
+    original_pre_hooks = engine.call_tensor_pre_hooks
+
+    def tensor_hooks(node, grads):
+        _recorder.hook_ran("tensor hook or retain_grad()")
+        return original_pre_hooks(node, grads)
+    undo = [(hook_dict_class, "values", None), (hook_dict_class, "items", None),
+            (engine, "call_tensor_pre_hooks", original_pre_hooks)]
+    hook_dict_class.values, hook_dict_class.items = seen(dict.values), seen(dict.items)
+    engine.call_tensor_pre_hooks = tensor_hooks
+    return undo
+
+
+@contextlib.contextmanager
+def tracing(recorder):
+    """Run the body with ``recorder`` active: tensors hand out Traced arrays."""
+    from teachgrad.autograd import engine
+    from teachgrad.autograd.graph import HookDict
+    global _recorder
+    if _recorder is not None:
+        raise RuntimeError("teachgrad.compile: a compiled function called another while tracing")
+    undo = [(Tensor, "_data", _DATA_SLOT)]
+    Tensor._data = property(_read_data, _write_data)
+    for name in _CREATORS:
+        undo.append((np, name, _ORIGINAL[name]))
+        setattr(np, name, _creator(name))
+    undo += _watch_hooks(HookDict, engine)
+    _recorder = recorder
+    try:
+        yield recorder
+    finally:
+        _recorder = None
+        for owner, name, original in reversed(undo):
+            if original is None:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, original)
+        recorder.detach_arrays()
