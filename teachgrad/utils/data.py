@@ -103,19 +103,34 @@ def _number_dtype(number):
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples.
 
-    ``shuffle=True`` draws a new order every epoch; ``drop_last=True`` leaves
-    out a last batch that would be smaller than the others.
+    ``shuffle=True`` draws a new order every epoch; ``drop_last=True`` leaves out a last
+    batch that would be smaller than the others; ``collate_fn`` turns a list of samples
+    into a batch (``default_collate`` stacks them).
+
+    ``num_workers`` is checked as PyTorch checks it, but teachgrad starts no worker
+    processes: every sample is fetched in this process, in order, so the batches are
+    PyTorch's (a dataset that draws random numbers draws them from the main generator,
+    and ``worker_init_fn`` is not called). ``pin_memory`` has nothing to pin without a
+    GPU and warns as PyTorch does; ``timeout`` and ``prefetch_factor`` change nothing.
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
-                 generator=None):
+    def __init__(self, dataset, batch_size=1, shuffle=None, *, num_workers=0, collate_fn=None,
+                 pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 generator=None, prefetch_factor=None, persistent_workers=False):
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
+        _check_workers(num_workers, timeout, prefetch_factor, persistent_workers)
+        if shuffle and len(dataset) == 0:     # PyTorch's RandomSampler refuses it
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             "num_samples=0")
         self.dataset, self.batch_size = dataset, batch_size
-        self.shuffle, self.drop_last = shuffle, drop_last
+        self.shuffle, self.drop_last = bool(shuffle), drop_last
         self.collate_fn = default_collate if collate_fn is None else collate_fn
         self.generator = generator
+        self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
+        self.worker_init_fn = worker_init_fn
+        self.prefetch_factor, self.persistent_workers = prefetch_factor, persistent_workers
 
     def __len__(self):
         if self.drop_last:
@@ -123,6 +138,9 @@ class DataLoader:
         return math.ceil(len(self.dataset) / self.batch_size)
 
     def __iter__(self):
+        if self.pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=2)
         with random.drawing_from(self.generator):
             random.randint(0, 2**63, ())   # PyTorch draws a seed for worker processes here
         return self._batches()
@@ -158,3 +176,23 @@ class DataLoader:
             generator = random.Generator().manual_seed(int(random.randint(0, 2**63, ())))
         with random.drawing_from(generator):
             return random.randperm(count).tolist()
+
+
+def _check_workers(num_workers, timeout, prefetch_factor, persistent_workers):
+    """PyTorch's checks of the multiprocessing options."""
+    if num_workers < 0:
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
+                         "disable multiprocessing.")
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                         "let num_workers > 0 to enable multiprocessing, otherwise set "
+                         "prefetch_factor to None.")
+    if persistent_workers and num_workers == 0:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+
+
+def get_worker_info():
+    """None: the samples are always fetched in the main process (see DataLoader)."""
+    return None
