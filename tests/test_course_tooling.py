@@ -68,9 +68,10 @@ def _block_lines(source):
 
 
 def leak_problems(solutions_dir, exercises_dir):
-    """Lines of solution (or hidden-test) blocks that appear anywhere in an exercise notebook.
+    """Lines of solution (or hidden-test) blocks that appear anywhere in an exercise notebook,
+    and lines of a package's blocks that appear in the exercise package.
 
-    Lines that the solution notebook also shows outside its blocks are not secrets.
+    Lines that the solution also shows outside its blocks are not secrets.
     """
     problems = []
     for solution_path in sorted(Path(solutions_dir).glob("*.ipynb")):
@@ -88,6 +89,26 @@ def leak_problems(solutions_dir, exercises_dir):
                                          for o in cell.get("outputs", []))
             for line in sorted({line.strip() for line in text.split("\n")} & secrets):
                 problems.append(f"{exercise_path.name}, cell {index}: solution line {line!r}")
+    return problems + package_leak_problems(Path(solutions_dir), Path(exercises_dir))
+
+
+def package_leak_problems(solutions_dir, exercises_dir):
+    """Lines of the packages' solution blocks that appear in an exercise package's .py file
+    (lines that some solution module shows outside its blocks are not secrets)."""
+    hidden, shown = set(), set()
+    for relative in make_exercises.package_files(solutions_dir):
+        if relative.suffix == ".py":
+            h, s = _block_lines((solutions_dir / relative).read_text(encoding="utf-8"))
+            hidden |= h
+            shown |= s
+    secrets = hidden - shown
+    problems = []
+    for relative in make_exercises.package_files(exercises_dir):
+        if relative.suffix == ".py":
+            lines = (exercises_dir / relative).read_text(encoding="utf-8").split("\n")
+            problems += [f"{relative.as_posix()}, line {number}: solution line {line.strip()!r}"
+                         for number, line in enumerate(lines, start=1)
+                         if line.strip() in secrets]
     return problems
 
 
@@ -295,6 +316,186 @@ def test_a_stored_error_is_caught(sample, tmp_path):
     assert "NameError" in execution_problems(path)[0]
 
 
+# ---------------------------------------------------------------- the student's package
+
+MODULE = '''"""Two operations."""
+
+
+def double(x):
+    """Twice x."""
+    ### BEGIN SOLUTION chapter 03: return x added to itself, as "x + x".
+    y = x + x
+    return y
+    ### END SOLUTION
+
+
+class Halver:
+    def __call__(self, x):
+        if x == 0:
+            return 0
+        ### BEGIN SOLUTION chapter 04: return half of x.
+        return x / 2
+        ### END SOLUTION
+
+
+def halve(x):
+    return Halver()(x)
+### BEGIN HIDDEN TESTS
+assert double(2) == 4
+### END HIDDEN TESTS
+'''
+
+STUBBED_MODULE = '''"""Two operations."""
+
+
+def double(x):
+    """Twice x."""
+    raise NotImplementedError("chapter 03: return x added to itself, as \\"x + x\\".")
+
+
+class Halver:
+    def __call__(self, x):
+        if x == 0:
+            return 0
+        raise NotImplementedError("chapter 04: return half of x.")
+
+
+def halve(x):
+    return Halver()(x)
+'''
+
+PACKAGE_FILES = {
+    "minigrad/__init__.py": "from minigrad.ops import double, halve\n",
+    "minigrad/ops.py": MODULE,
+    "minigrad/examples.json": '{"double": [[2, 4]]}\n',
+    "minigrad/nn/__init__.py": "LAYERS = []\n",
+}
+
+
+def write_package(solutions):
+    for relative, text in PACKAGE_FILES.items():
+        (solutions / relative).parent.mkdir(parents=True, exist_ok=True)
+        (solutions / relative).write_text(text)
+    (solutions / "minigrad" / "__pycache__").mkdir()
+    (solutions / "minigrad" / "__pycache__" / "ops.cpython-312.pyc").write_bytes(b"\0compiled")
+
+
+@pytest.fixture
+def package_course(tmp_path):
+    """solutions/ holding the minigrad package only, and the exercises made from it."""
+    write_package(tmp_path / "solutions")
+    make_exercises.write_exercises(tmp_path / "solutions", tmp_path / "exercises",
+                                   log=lambda _: None)
+    return tmp_path
+
+
+def test_a_package_gets_stubs_and_its_other_files_are_copied(package_course):
+    exercises = package_course / "exercises"
+    assert (exercises / "minigrad" / "ops.py").read_text() == STUBBED_MODULE
+    for relative, text in PACKAGE_FILES.items():
+        if relative != "minigrad/ops.py":
+            assert (exercises / relative).read_text() == text
+    assert not (exercises / "minigrad" / "__pycache__").exists()
+    assert make_exercises.differences(package_course / "solutions", exercises) == []
+    assert leak_problems(package_course / "solutions", exercises) == []
+
+
+def test_the_stubbed_package_imports_and_says_what_to_write(package_course):
+    program = ("import minigrad\n"
+               "assert minigrad.halve(0) == 0\n"
+               "for task in (minigrad.double, minigrad.halve):\n"
+               "    try:\n"
+               "        print(task(8))\n"
+               "    except NotImplementedError as error:\n"
+               "        print(error)\n")
+    stubs_say = 'chapter 03: return x added to itself, as "x + x".\nchapter 04: return half of x.\n'
+    for folder, expected in [("solutions", "16\n4.0\n"), ("exercises", stubs_say)]:
+        done = subprocess.run([sys.executable, "-c", program], cwd=package_course / folder,
+                              capture_output=True, text=True, timeout=60)
+        assert (done.returncode, done.stdout) == (0, expected), done.stderr
+
+
+@pytest.mark.parametrize("source, complaint", [
+    ("### BEGIN SOLUTION chapter 03: the constant.\nANSWER = 42\n### END SOLUTION\n",
+     "line 1: a solution block outside any function"),
+    ("class Tensor:\n    ### BEGIN SOLUTION chapter 01: the methods.\n    def f(self):\n"
+     "        return 1\n    ### END SOLUTION\n", "line 2: a solution block outside any function"),
+    ("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n",
+     "line 2: a package's solution block says its chapter"),
+    ("def f():\n    ### BEGIN SOLUTION chapter 3: one.\n    return 1\n    ### END SOLUTION\n",
+     "line 2: a package's solution block says its chapter"),
+    ("def f():\n    ### BEGIN SOLUTION chapter 03: one.\n    return 1\n",
+     "without ### END SOLUTION"),
+])
+def test_a_package_block_that_would_break_the_stubs_is_an_error(source, complaint, tmp_path):
+    (tmp_path / "solutions" / "minigrad").mkdir(parents=True)
+    (tmp_path / "solutions" / "minigrad" / "bad.py").write_text(source)
+    with pytest.raises(make_exercises.MarkerError, match=re.escape(complaint)):
+        make_exercises.write_exercises(tmp_path / "solutions", tmp_path / "exercises",
+                                       log=lambda _: None)
+    assert make_exercises.main([str(tmp_path / "solutions"), str(tmp_path / "exercises")]) == 2
+
+
+def test_drift_in_a_package_is_caught_and_repaired(package_course):
+    solutions, exercises = package_course / "solutions", package_course / "exercises"
+    (exercises / "minigrad" / "ops.py").write_text(STUBBED_MODULE + "# a note\n")
+    (exercises / "minigrad" / "nn" / "__init__.py").unlink()
+    (exercises / "minigrad" / "extra.py").write_text("")
+    (exercises / "minigrad" / "__pycache__").mkdir()      # a student's run leaves these
+    (exercises / "minigrad" / "__pycache__" / "ops.cpython-312.pyc").write_bytes(b"\0")
+    assert make_exercises.differences(solutions, exercises) == [
+        f"{exercises / 'minigrad' / 'nn' / '__init__.py'}: missing",
+        f"{exercises / 'minigrad' / 'ops.py'}: differs from what "
+        f"{solutions / 'minigrad' / 'ops.py'} generates",
+        f"{exercises / 'minigrad' / 'extra.py'}: has no solution file"]
+    assert make_exercises.main(["--check", str(solutions), str(exercises)]) == 1
+    make_exercises.write_exercises(solutions, exercises, log=lambda _: None,
+                                   names={"01_other.ipynb"})     # one chapter: the package too
+    assert make_exercises.differences(solutions, exercises) == []
+    assert (exercises / "minigrad" / "__pycache__" / "ops.cpython-312.pyc").exists()
+
+
+def test_a_solution_line_left_in_a_package_is_caught(package_course):
+    path = package_course / "exercises" / "minigrad" / "ops.py"
+    path.write_text(STUBBED_MODULE.replace('raise NotImplementedError("chapter 04: return '
+                                           'half of x.")', "return x / 2"))
+    assert package_leak_problems(package_course / "solutions", package_course / "exercises") \
+        == ["minigrad/ops.py, line 13: solution line 'return x / 2'"]
+
+
+WHERE_AM_I = ("import pathlib\nimport minigrad\n"
+              "print(pathlib.Path(minigrad.__file__).parent.parent.name, "
+              "pathlib.Path.cwd().name)")
+EDIT_THE_PACKAGE = ("import pathlib\n"
+                    "ops = pathlib.Path(minigrad.__file__).with_name('ops.py')\n"
+                    "if 'def triple' not in ops.read_text():\n"
+                    "    ops.write_text(ops.read_text() + 'def triple(x):\\n    return 3 * x\\n')")
+
+
+def test_each_folders_notebooks_import_the_package_beside_them(package_course):
+    """The kernel runs in the notebook's folder, under run_notebooks and under nbval, so
+    solutions/ uses the reference package and exercises/ the stubs; autoreload picks up an
+    edit of the package without a restart (the last cell fails without it)."""
+    solutions, exercises = package_course / "solutions", package_course / "exercises"
+    nb = new_notebook(cells=[new_code_cell("%load_ext autoreload\n%autoreload 2"),
+                             new_code_cell(WHERE_AM_I), new_code_cell(EDIT_THE_PACKAGE),
+                             new_code_cell("print(minigrad.ops.triple(2))")])
+    nbformat.write(nb, solutions / "01_where.ipynb", version=4)
+    assert run_notebooks.main([str(solutions / "01_where.ipynb")]) == 0
+
+    def printed(path):
+        return [c.outputs[0].text for c in nbformat.read(path, 4).cells if c.outputs]
+    assert printed(solutions / "01_where.ipynb") == ["solutions solutions\n", "6\n"]
+    assert "def triple" in (exercises / "minigrad" / "ops.py").read_text()   # regenerated
+    run_notebooks.run_notebook(exercises / "01_where.ipynb")
+    assert printed(exercises / "01_where.ipynb") == ["exercises exercises\n", "6\n"]
+
+    moved = exercises / "01_moved.ipynb"             # the solution's outputs, in exercises/
+    moved.write_bytes((solutions / "01_where.ipynb").read_bytes())
+    assert _nbval("--nbval", package_course, package_course, by_folder=True) == {
+        "solutions/01_where": True, "exercises/01_where": True, "exercises/01_moved": False}
+
+
 # ---------------------------------------------------------------- nbval as `make test` runs it
 
 def makefile_nbval_options():
@@ -313,7 +514,8 @@ DRAWING_CELL = ("class Drawing:\n"
                 "Drawing()")
 
 
-def _nbval(mode, folder, tmp_path, *extra_options):
+def _nbval(mode, folder, tmp_path, *extra_options, by_folder=False):
+    """{notebook: passed} (``by_folder``: {"folder/notebook": passed}) from nbval on ``folder``."""
     report = tmp_path / f"{folder.name}.xml"
     subprocess.run([sys.executable, "-m", "pytest", mode, *makefile_nbval_options(), *extra_options,
                     "-p", "no:cacheprovider", "-q", f"--junitxml={report}", str(folder)],
@@ -321,7 +523,8 @@ def _nbval(mode, folder, tmp_path, *extra_options):
     outcomes = {}
     for case in ET.parse(report).iter("testcase"):
         failed = case.find("failure") is not None or case.find("error") is not None
-        notebook = re.split(r"[./]", case.get("classname", "").removesuffix(".ipynb"))[-1]
+        parts = re.split(r"[./]", case.get("classname", "").removesuffix(".ipynb"))
+        notebook = "/".join(parts[-2:]) if by_folder else parts[-1]
         outcomes.setdefault(notebook, []).append(not failed)
     return {name: all(results) for name, results in outcomes.items()}
 
@@ -428,12 +631,12 @@ def test_value(capsys):
     result, line = run(capsys, lambda: check.value(torch.ones(3) * 2, torch.ones(3) * 2))
     assert result and result == True and line == "✔ correct"  # noqa: E712
     result, line = run(capsys, lambda: check.value(torch.ones(2, 3), torch.ones(3)))
-    assert not result and line.startswith("✘ your answer has shape (2, 3), expected (3,)")
+    assert not result and line.startswith("✘ your answer: shape (2, 3), expected (3,)")
     assert "sum over the broadcast dim 0" in line
     result, line = run(capsys, lambda: check.value(5.0, 3.25, hint="add them"))
-    assert line == "✘ your answer has the wrong value — hint: add them" and "3.25" not in line
+    assert line == "✘ your answer: wrong value — hint: add them" and "3.25" not in line
     result, line = run(capsys, lambda: check.value({"a": 1, "b": True}, {"a": 1, "b": False}))
-    assert line == "✘ your answer['b'] is not right"
+    assert line == "✘ your answer['b']: not right"
     result, line = run(capsys, lambda: check.value(stub, 1))
     assert result.status == check.NOT_ATTEMPTED and line.startswith("… not attempted yet")
     assert not run(capsys, lambda: check.value(..., 1))[0]
@@ -450,7 +653,7 @@ def test_value_compares_nodes_by_name(capsys):
     y = x * 3
     assert run(capsys, lambda: check.value(lambda: y.grad_fn, "MulBackward0"))[0]
     result, line = run(capsys, lambda: check.value("AddBackward0", y.grad_fn, name="the name"))
-    assert line == "✘ the name is not right" and "Mul" not in line
+    assert line == "✘ the name: not right" and "Mul" not in line
 
 
 def test_leaf_flags(capsys):
@@ -504,7 +707,7 @@ def test_gradients(capsys):
         s = (w * x).sigmoid().detach()
         return gx, s * (1 - s) * x
     result, line = run(capsys, lambda: check.gradients(sigmoid_layer, x, w, answer=unsummed))
-    assert line.startswith("✘ the gradient of w has shape (2, 3), expected (2, 1) — hint: the "
+    assert line.startswith("✘ the gradient of w: shape (2, 3), expected (2, 1) — hint: the "
                            "tensor was broadcast") and "sum the gradient over dim 1" in line
 
     def flipped(x, w):
@@ -555,7 +758,7 @@ def test_gradients_of_a_custom_backward(capsys):
     result, line = run(capsys, lambda: check.gradients(Cube.apply, x))
     assert result and line == "✔ correct — backward agrees with finite differences"
     result, line = run(capsys, lambda: check.gradients(WrongCube.apply, x))
-    assert line.startswith("✘ backward's gradient of input 0 has wrong values at 3 of 3 entries "
+    assert line.startswith("✘ backward's gradient of input 0: wrong values at 3 of 3 entries "
                            "(compared with finite differences)")
     assert run(capsys, lambda: check.gradients(UnwrittenCube.apply, x))[0].status == \
         check.NOT_ATTEMPTED
@@ -656,7 +859,7 @@ def test_behaves_like(capsys):
     result, line = run(capsys, lambda: check.behaves_like(multiplies, reference_accumulate,
                                                           cases, hint="gradients add up"))
     assert line == ("✘ for case 2 of 3 (a tensor of shape (2,), a tensor of shape (2,)): the "
-                    "result has wrong values at 1 of 2 entries — hint: gradients add up")
+                    "result: wrong values at 1 of 2 entries — hint: gradients add up")
     result = run(capsys, lambda: check.behaves_like(stub, reference_accumulate, cases))[0]
     assert result.status == check.NOT_ATTEMPTED
 
@@ -665,11 +868,11 @@ def test_an_authors_hint_comes_first_and_a_telling_guess_beside_it(capsys):
     hint = "each path contributes once"
     result, line = run(capsys, lambda: check.value(torch.tensor([2.0, 4.0]), torch.tensor([1.0, 2.0]),
                                                    hint=hint))
-    assert line == ("✘ your answer has wrong values at 2 of 2 entries — hint: each path "
+    assert line == ("✘ your answer: wrong values at 2 of 2 entries — hint: each path "
                     "contributes once (it is off by a constant factor of 2)")
     result, line = run(capsys, lambda: check.value(torch.tensor([1.0, 5.0]), torch.tensor([1.0, 2.0]),
                                                    hint=hint))
-    assert line == "✘ your answer has wrong values at 1 of 2 entries — hint: each path contributes once"
+    assert line == "✘ your answer: wrong values at 1 of 2 entries — hint: each path contributes once"
     result, line = run(capsys, lambda: check.value(torch.ones(2, 3), torch.ones(3), hint=hint))
     assert "sum over the broadcast dim 0" in line and hint not in line
 
@@ -693,10 +896,10 @@ def test_an_authors_hint_comes_first_and_a_telling_guess_beside_it(capsys):
 def test_a_dict_answer_of_the_wrong_form_gets_a_format_hint(capsys):
     expected = {"a": 1, "b": 2}
     assert run(capsys, lambda: check.value([1, 2], expected))[1] == (
-        "✘ your answer is a list, expected a dict — hint: return a dict, as the exercise's "
+        "✘ your answer: a list, expected a dict — hint: return a dict, as the exercise's "
         "template does")
     assert run(capsys, lambda: check.value({"a": 1}, expected))[1] == (
-        "✘ your answer has no entry for 'b' — hint: keep the keys the exercise's dict starts with")
+        "✘ your answer: no entry for 'b' — hint: keep the keys the exercise's dict starts with")
     assert run(capsys, lambda: check.value({"a": 1, "b": 2, "c": 3}, expected))[1] == (
-        "✘ your answer has an unexpected entry 'c' — hint: keep the keys the exercise's dict "
+        "✘ your answer: an unexpected entry 'c' — hint: keep the keys the exercise's dict "
         "starts with")

@@ -9,7 +9,12 @@ the ``raises-exception`` tag; any other error stops with the cell's traceback an
 file untouched. Execution counts then run 1, 2, 3, ... and no timing metadata is recorded, so
 running twice gives the same file. The exercises of the solution notebooks that ran are
 regenerated afterwards in ``exercises/`` beside them (``make_exercises``): all of them when the
-whole ``solutions/`` folder was given, only that chapter's for one ``solutions/NN_*.ipynb``.
+whole ``solutions/`` folder was given, only that chapter's for one ``solutions/NN_*.ipynb``;
+the student's package (``exercises/yourgrad/``) is regenerated in both cases.
+
+The working directory matters: a notebook imports the ``yourgrad`` beside it, so
+``solutions/NN_*.ipynb`` runs on the reference package and ``exercises/NN_*.ipynb`` on the
+student's (nbval starts its kernels in the notebook's folder too).
 """
 import argparse
 import os
