@@ -91,6 +91,7 @@ margin_ranking_loss = native_losses.margin_ranking_loss
 poisson_nll_loss = native_losses.poisson_nll_loss
 triplet_margin_loss = native_losses.triplet_margin_loss
 from teachgrad.serialization import load, save  # noqa: E402  (it pickles nn.Parameter)
+from teachgrad.compile import compile  # noqa: E402  (traces nn and optim steps)
 
 half, double, long, int, float = float16, float64, int64, int32, float32
 clip = clamp
