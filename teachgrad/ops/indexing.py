@@ -126,7 +126,12 @@ def _torch_index_message(error, array, key):
     if "boolean index did not match" in text:
         return text.replace("boolean index did not match indexed array along axis",
                             "The shape of the mask").replace("; size of axis is", " does not match")
-    for part in key if isinstance(key, tuple) else (key,):
+    parts = key if isinstance(key, tuple) else (key,)
+    if text.startswith("shape mismatch"):
+        shapes = ", ".join(str(list(p.shape)) for p in parts if isinstance(p, np.ndarray))
+        return ("shape mismatch: indexing tensors could not be broadcast together with "
+                f"shapes {shapes}")
+    for part in parts:
         if isinstance(part, np.ndarray) and part.dtype.kind in "iu" and part.size:
             bad = part.max() if part.max() >= array.shape[0] else part.min()
             return f"index {bad} is out of bounds for dimension 0 with size {array.shape[0]}"
@@ -477,7 +482,7 @@ class IndexPutBackward0(Operation):
 
 # ---- turning a Python index into operations ---------------------------------------
 def _is_advanced(part):
-    return isinstance(part, (Tensor, np.ndarray, list)) or (
+    return isinstance(part, (Tensor, np.ndarray, list, range)) or (
         isinstance(part, (bool, np.bool_)))
 
 
@@ -489,11 +494,17 @@ def _as_basic(part):
 
 
 def _numpy_key(key):
-    """The key with tensors and lists replaced by numpy arrays."""
+    """The key with tensors, lists and ranges replaced by numpy arrays."""
     parts = key if isinstance(key, tuple) else (key,)
-    converted = tuple(p._data if isinstance(p, Tensor) else np.asarray(p) if isinstance(p, list)
-                      else p for p in parts)
+    converted = tuple(p._data if isinstance(p, Tensor) else
+                      _index_array(p) if isinstance(p, (list, range)) else p for p in parts)
     return converted if isinstance(key, tuple) else converted[0]
+
+
+def _index_array(part):
+    """A list or range as an index array (an empty one holds int64, as in PyTorch)."""
+    array = np.asarray(part)
+    return array if array.size else array.astype(np.int64)
 
 
 def index(input, key):
@@ -536,9 +547,10 @@ def _view_for_advanced(input, parts):
 
 
 def _advanced_index(input, parts):
-    """IndexBackward0, given the index tensors to save (a list becomes a tensor first)."""
+    """IndexBackward0, given the index tensors to save (a list or range becomes a tensor)."""
     indices = tuple(p if isinstance(p, Tensor) else
-                    Tensor._make(np.asarray(p)) if isinstance(p, (list, np.ndarray)) else None
+                    Tensor._make(_index_array(p)) if isinstance(p, (list, range, np.ndarray))
+                    else None
                     for p in parts)
     return IndexBackward0.apply(input, key=_numpy_key(parts), indices=indices)
 
