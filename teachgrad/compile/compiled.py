@@ -12,21 +12,31 @@ TRACE_LIMIT = 8         # as torch.compile's cache_size_limit: then the step sta
 PASSES = (passes.eliminate_dead_code, passes.fuse_mm_bias, passes.plan_memory)
 
 
+class CannotCapture(Exception):
+    """What the trace saw cannot be replayed: the step stays eager."""
+
+
 class CompiledStep:
     """A traced program plus what its replay must do to the tensors afterwards."""
 
     def __init__(self, program, effects, returned):
         self.program = program
-        self.effects = effects          # [(kind, tensor, what)]
+        self.effects = effects          # [(kind, argument position or None, tensor, what)]
         self.returned = returned        # how to rebuild the return value from the outputs
         self.run = program.lower()
         self.buffers = program.allocate()
-        self.inputs = [(v.arg, v.tensor, v.shape, v.dtype) for v in program.inputs()]
+        self.inputs = [(v.arg, v.tensor, v.grad_of, v.shape, v.dtype) for v in program.inputs()]
 
     def input_arrays(self, args):
         arrays = []
-        for position, tensor, shape, dtype in self.inputs:
+        for position, tensor, grad_of, shape, dtype in self.inputs:
             source = tensor if position is None else args[position]
+            if grad_of is not None:                 # the .grad of a tensor: read it anew
+                owner_position, owner = grad_of
+                owner = owner if owner_position is None else args[owner_position]
+                source = owner.__dict__.get("_grad")
+                if source is None:
+                    raise GuardFailed("input")
             array = _DATA_SLOT.__get__(source, Tensor) if isinstance(source, Tensor) else source
             if array.shape != shape or array.dtype != dtype:
                 raise GuardFailed("input")
@@ -35,7 +45,9 @@ class CompiledStep:
 
     def __call__(self, args):
         outputs = self.run(self.input_arrays(args), self.buffers)
-        for kind, tensor, what in self.effects:
+        for kind, position, tensor, what in self.effects:
+            if position is not None:                # a tensor passed in: this call's
+                tensor = args[position]
             if kind == "grad":
                 tensor._grad = None if what is None else Tensor._make(outputs[what])
             elif kind == "data":
@@ -65,8 +77,10 @@ class CompiledFunction:
         self.fn, self.passes = fn, passes
         self.cache = {}
         self.traces = 0
+        self.eager_calls = 0            # calls a failed check sent back to eager
         self.fallback_reason = None
-        self.program = None
+        self.program = None             # the latest program, after the passes
+        self.trace = None               # ... and as it was traced
         self._changed_state = False
 
     def __call__(self, *args, **kwargs):
@@ -79,6 +93,7 @@ class CompiledFunction:
             try:
                 return step(args)
             except GuardFailed:                     # a branch or shape the trace did not see
+                self.eager_calls += 1
                 return self.fn(*args)
         return self._trace(args, found, key)
 
@@ -103,13 +118,13 @@ class CompiledFunction:
                 recorder.stopped = True
                 try:
                     compiled = self._finish(recorder, found, state, before, result)
-                except GuardFailed as problem:
+                except CannotCapture as problem:
                     recorder.reason = str(problem)
         if recorder.reason is not None:
             self._warn(recorder.reason)
             self.fallback_reason = recorder.reason
             return result
-        if guards.guard_key(found) != key:
+        if guards.guard_key(found)[len(args):] != key[len(args):]:
             # The step changed Python state (optimiser state made on its first call, say):
             # its replay could not, so it is traced again next time -- once.
             if self._changed_state:
@@ -117,33 +132,43 @@ class CompiledFunction:
             self._changed_state = True
             return result
         self.cache[key] = compiled
-        self.program = compiled.program
+        self.program, self.trace = compiled.program, compiled.trace
         return result
 
     def _finish(self, recorder, found, state, before, result):
         program = recorder.program
+        _refuse_late_checks(program)
         names = guards.named_tensors(found)
+        grads = {id(grad): number for number, (grad, _) in before.items() if grad is not None}
         for value in program.inputs():
-            value.name = (f"arg{value.arg}" if value.arg is not None
-                          else names.get(id(value.tensor), "tensor"))
+            owner = grads.get(id(value.tensor))
+            if value.arg is None and owner is not None and id(value.tensor) not in state:
+                value.grad_of = (recorder.arg_positions.get(owner), state[owner])
+                value.name = names.get(owner, "tensor") + ".grad"
+            else:
+                value.name = (f"arg{value.arg}" if value.arg is not None
+                              else names.get(id(value.tensor), "tensor"))
         effects = []
         for number, tensor in state.items():
             grad_before, version_before = before[number]
             grad = tensor.__dict__.get("_grad")
+            where = (recorder.arg_positions.get(number), tensor)
             if grad is not grad_before:
-                effects.append(("grad", tensor, None if grad is None else
+                effects.append(("grad", *where, None if grad is None else
                                 _output(program, recorder, _DATA_SLOT.__get__(grad, Tensor))))
             if tensor._version_counter.version != version_before:
-                effects.append(("version", tensor,
+                effects.append(("version", *where,
                                 tensor._version_counter.version - version_before))
             value = recorder.inputs.get(number)
             array = _DATA_SLOT.__get__(tensor, Tensor)
             if value is not None and recorder.value_of(array).id != value.id:
-                effects.append(("data", tensor, _output(program, recorder, array)))
+                effects.append(("data", *where, _output(program, recorder, array)))
         returned = _returned(program, recorder, result)
+        trace = program.copy()                  # as traced, before the passes
         for run_pass in self.passes:
             run_pass(program)
         compiled = CompiledStep(program, effects, returned)
+        compiled.trace = trace
         _verify(compiled, recorder, state)
         return compiled
 
@@ -162,11 +187,23 @@ class CompiledFunction:
                       stacklevel=4)
 
 
+def _refuse_late_checks(program):
+    """A branch check must come before the step writes into its inputs: a replay that
+    fails it can then hand over to eager with nothing changed."""
+    inputs = {v.id for v in program.inputs()}
+    changed = False
+    for instruction in program.instructions:
+        if instruction.expect is not None and changed:
+            raise CannotCapture("bool() of a value the step computes decides a branch after "
+                              "the step changed its inputs")
+        changed = changed or any(program.values[m].root in inputs for m in instruction.mutates)
+
+
 def _output(program, recorder, array):
     """The output slot of the value ``array`` holds (made an output if it is not yet)."""
     value = recorder.value_of(array)
     if value.origin == "input":
-        raise GuardFailed("the step puts an input's array into another tensor")
+        raise CannotCapture("the step puts an input's array into another tensor")
     if value.id not in program.outputs:
         program.outputs.append(value.id)
     return program.outputs.index(value.id)
@@ -175,12 +212,12 @@ def _output(program, recorder, array):
 def _returned(program, recorder, result):
     if isinstance(result, Tensor):
         if result.requires_grad and result.grad_fn is None:
-            raise GuardFailed("the step returns a leaf tensor that requires grad")
+            raise CannotCapture("the step returns a leaf tensor that requires grad")
         return ("tensor", _output(program, recorder, _DATA_SLOT.__get__(result, Tensor)))
     if isinstance(result, tuple):
         return ("tuple", tuple(_returned(program, recorder, item) for item in result))
     if isinstance(result, (np.ndarray, np.generic)):
-        raise GuardFailed("the step returns a numpy array")
+        raise CannotCapture("the step returns a numpy array")
     return ("constant", result)
 
 
@@ -194,7 +231,7 @@ def _verify(compiled, recorder, state):
     replayed += zip(program.outputs, outputs)
     for number, array in replayed:
         if not _bits_equal(_ASARRAY(array), _plain(recorder.keep_of(number))):
-            raise GuardFailed(f"the program does not reproduce the eager step (v{number})")
+            raise CannotCapture(f"the program does not reproduce the eager step (v{number})")
 
 
 def _bits_equal(a, b):

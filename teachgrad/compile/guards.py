@@ -39,8 +39,7 @@ def _walk_function(fn, found, depth):
             _walk_function(value, found, depth - 1)
     for name in code.co_names:
         value = fn.__globals__.get(name)
-        if isinstance(value, (Module, Optimizer, Tensor)) or (
-                isinstance(value, SCALARS) and not name.isupper()):
+        if isinstance(value, (Module, Optimizer, Tensor, *SCALARS)):
             found.append((name, value))
 
 

@@ -9,6 +9,8 @@
 ``program.lower()`` turns it into one Python function (its source is ``program.source``)
 that runs the calls on the input arrays, writing into buffers allocated once.
 """
+import copy
+
 import numpy as np
 
 _ASARRAY, _ARRAY, _EMPTY = np.asarray, np.array, np.empty    # (not the tracer's stand-ins)
@@ -39,6 +41,7 @@ class Value:
         self.root = number        # the value whose memory this one views (itself if fresh)
         self.fresh = True         # made new memory (not a view of another value)
         self.name = None          # for inputs: where the tensor was found ("0.weight")
+        self.grad_of = None       # for an input that is a .grad: (argument position, owner)
 
     def type_string(self):
         dims = ", ".join(str(d) for d in self.shape)
@@ -109,6 +112,18 @@ class Program:
         self.instructions.append(instruction)
         return instruction
 
+    def copy(self):
+        """The same program, with instructions of its own (for passes to rewrite)."""
+        twin = Program()
+        twin.values, twin.outputs, twin.buffers = self.values, list(self.outputs), []
+        twin.instructions = [copy.copy(i) for i in self.instructions]
+        return twin
+
+    def written_roots(self):
+        """The values whose memory some instruction writes into (a constant among them is
+        copied afresh on every run)."""
+        return {self.values[m].root for i in self.instructions for m in i.mutates}
+
     def inputs(self):
         return [v for v in self.values if v.origin == "input"]
 
@@ -151,16 +166,15 @@ class Program:
         used = set(self.outputs)
         for instruction in self.instructions:
             used.update(instruction.uses())
-        mutated = {m for i in self.instructions for m in i.mutates}
+        written = self.written_roots()
         for value in self.constants():
             if value.id in used:
                 namespace[f"c{value.id}"] = value.constant
-                copy = any(self.values[m].root == value.id for m in mutated)
-                lines.append(f"v{value.id} = array(c{value.id})" if copy else
+                lines.append(f"v{value.id} = array(c{value.id})" if value.id in written else
                              f"v{value.id} = c{value.id}")
         for number, instruction in enumerate(self.instructions):
             lines.append(_code_line(instruction, number, namespace))
-        lines.append("return " + "".join(f"v{i}, " for i in self.outputs))
+        lines.append("return (" + "".join(f"v{i}, " for i in self.outputs) + ")")
         source = "def replay(inputs, buffers):\n" + "".join(f"    {line}\n" for line in lines)
         exec(compile(source, "<teachgrad.compile program>", "exec"), namespace)
         self.source = source

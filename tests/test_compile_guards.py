@@ -1,0 +1,252 @@
+"""teachgrad.compile's guards trace again when the step would do something else, and what
+it cannot capture runs eagerly, with a warning that names it -- never a wrong result."""
+import numpy as np
+import pytest
+
+import teachgrad
+
+
+def same_bits(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def linear_step(w, lr=0.1):
+    """A step taking its batch as an argument: w.grad and w change, the loss is returned."""
+    def step(x):
+        w.grad = None
+        loss = (x.float() @ w).tanh().sum()
+        loss.backward()
+        with teachgrad.no_grad():
+            w.sub_(lr * w.grad)
+        return loss
+    return step
+
+
+def twins(make_step):
+    """Two identical weights, one stepped eagerly and one compiled."""
+    eager_w, w = (teachgrad.linspace(-1, 1, 6).reshape(3, 2).requires_grad_() for _ in "ab")
+    return eager_w, make_step(eager_w), w, teachgrad.compile(make_step(w))
+
+
+def run_both(eager_w, eager_step, w, step, *args):
+    eager_loss, loss = eager_step(*args), step(*args)
+    assert same_bits(eager_loss.detach().numpy(), loss.detach().numpy())
+    assert same_bits(eager_w.detach().numpy(), w.detach().numpy())
+    assert same_bits(eager_w.grad.numpy(), w.grad.numpy())
+    assert eager_w._version == w._version
+
+
+def batch(*shape, dtype=teachgrad.float32, seed=0):
+    teachgrad.manual_seed(seed)
+    return teachgrad.randn(*shape, dtype=dtype)
+
+
+def test_same_shapes_replay_without_tracing_again():
+    eager_w, eager_step, w, step = twins(linear_step)
+    for seed in range(5):
+        run_both(eager_w, eager_step, w, step, batch(4, 3, seed=seed))
+    assert step.traces == 2 and step.eager_calls == 0
+
+
+@pytest.mark.parametrize("other", [
+    lambda: batch(5, 3), lambda: batch(4, 3, dtype=teachgrad.float64),
+    lambda: batch(4, 3).requires_grad_()], ids=["shape", "dtype", "requires_grad"])
+def test_an_input_that_differs_traces_again(other):
+    eager_w, eager_step, w, step = twins(linear_step)
+    for seed in range(3):
+        run_both(eager_w, eager_step, w, step, batch(4, 3, seed=seed))
+    traces = step.traces
+    for _ in range(2):
+        run_both(eager_w, eager_step, w, step, other())
+    assert step.traces == traces + 1
+
+
+def test_requires_grad_input_gets_its_grad_as_eager():
+    eager_w, eager_step, w, step = twins(linear_step)
+    for seed in range(4):
+        x_eager, x = batch(4, 3, seed=seed).requires_grad_(), batch(4, 3, seed=seed).requires_grad_()
+        eager_step(x_eager), step(x)
+        assert same_bits(x_eager.grad.numpy(), x.grad.numpy())
+    assert step.traces == 2 and step.fallback_reason is None
+
+
+def test_a_different_python_branch_traces_again():
+    model = teachgrad.nn.Sequential(teachgrad.nn.Linear(3, 2))
+    x = batch(4, 3)
+
+    def step():
+        model.zero_grad()
+        loss = model(x).sum()
+        if model.training:                    # a Python branch on Python state
+            loss = loss * 2
+        loss.backward()
+        return loss
+    compiled = teachgrad.compile(step)
+    values = [compiled().item() for _ in range(3)]
+    traces = compiled.traces
+    model.eval()
+    values += [compiled().item() for _ in range(2)]
+    assert compiled.traces == traces + 1
+    assert values[3] == values[0] / 2 and values[4] == values[3]
+
+
+def test_a_new_learning_rate_traces_again():
+    model = teachgrad.nn.Linear(3, 1)
+    optimizer = teachgrad.optim.SGD(model.parameters(), lr=0.1)
+    x = batch(4, 3)
+
+    def step():
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+    compiled = teachgrad.compile(step)
+    for _ in range(3):
+        compiled()
+    traces, before = compiled.traces, model.bias.detach().clone()
+    optimizer.param_groups[0]["lr"] = 1.0
+    compiled()
+    assert compiled.traces == traces + 1
+    assert same_bits((before - 4.0).numpy(), model.bias.detach().numpy())   # d sum / d bias = 4
+
+
+def test_data_dependent_branch_is_checked_on_every_replay():
+    w = teachgrad.ones(3, requires_grad=True)
+
+    def step(x):
+        w.grad = None
+        loss = (x * w).sum()
+        if loss > 0:                          # bool() of a computed value: a check
+            loss = loss * 10
+        loss.backward()
+        return loss
+    compiled = teachgrad.compile(step)
+    positive = teachgrad.tensor([1.0, 2.0, 3.0])
+    for _ in range(3):
+        assert compiled(positive).item() == 60.0
+    assert "check bool(" in str(compiled.program)
+    assert compiled(-positive).item() == -6.0         # the other branch: run eagerly
+    assert compiled.eager_calls == 1 and w.grad.tolist() == [-1.0, -2.0, -3.0]
+    assert compiled(positive).item() == 60.0 and w.grad.tolist() == [10.0, 20.0, 30.0]
+
+
+def test_a_branch_after_the_update_cannot_be_checked_in_time():
+    def make():
+        w = teachgrad.ones(3, requires_grad=True)
+
+        def step():
+            w.grad = None
+            (w * w).sum().backward()
+            with teachgrad.no_grad():
+                w.sub_(0.1 * w.grad)
+                if w.sum() > 2:               # decided after w changed: too late to check
+                    w.mul_(0.5)
+        return w, step
+    eager_w, eager_step = make()
+    w, step = make()
+    step = teachgrad.compile(step)
+    with pytest.warns(UserWarning, match="decides a branch after the step changed its inputs"):
+        step()
+    eager_step()
+    for _ in range(3):
+        step(), eager_step()
+        assert same_bits(eager_w.detach().numpy(), w.detach().numpy())
+    assert step.fallback_reason is not None
+
+
+# ---- what cannot be captured: eager, with a warning naming it ---------------------------
+def test_tensor_hook_falls_back_to_eager():
+    eager_w, eager_step, w, step = twins(linear_step)
+    for tensor in (eager_w, w):
+        tensor.register_hook(lambda grad: grad * 2)
+    with pytest.warns(UserWarning, match="hook"):
+        run_both(eager_w, eager_step, w, step, batch(4, 3))
+    for seed in range(3):
+        run_both(eager_w, eager_step, w, step, batch(4, 3, seed=seed))
+    assert "hook" in step.fallback_reason and step.traces == 1
+
+
+def test_module_forward_hook_falls_back_to_eager():
+    model = teachgrad.nn.Linear(3, 2)
+    calls = []
+    model.register_forward_hook(lambda module, args, output: calls.append(1))
+    x = batch(4, 3)
+    compiled = teachgrad.compile(lambda: model(x).sum().backward())
+    with pytest.warns(UserWarning, match="hook"):
+        compiled()
+    compiled()
+    assert calls == [1, 1]                     # the hook ran on every call
+
+
+def test_item_steering_control_flow_falls_back_to_eager():
+    w = teachgrad.ones(3, requires_grad=True)
+
+    def step(x):
+        w.grad = None
+        loss = (x * w).sum()
+        if loss.item() > 0:
+            loss = loss * 10
+        loss.backward()
+        return loss
+    compiled = teachgrad.compile(step)
+    with pytest.warns(UserWarning, match=r"\.item\(\)"):
+        compiled(teachgrad.tensor([1.0, 2.0, 3.0]))
+    assert compiled(teachgrad.tensor([-1.0, -2.0, -3.0])).item() == -6.0
+    assert ".item()" in compiled.fallback_reason
+
+
+def test_inplace_error_falls_back_with_the_eager_error():
+    def make():
+        w = teachgrad.ones(3, requires_grad=True)
+
+        def step():
+            y = w.exp()
+            y.add_(1)                         # exp saved its result: backward must refuse
+            y.sum().backward()
+        return step
+    with pytest.raises(RuntimeError) as eager_error:
+        make()()
+    compiled = teachgrad.compile(make())
+    with pytest.warns(UserWarning, match="RuntimeError: one of the variables needed"):
+        with pytest.raises(RuntimeError) as error:
+            compiled()
+    assert str(error.value) == str(eager_error.value)
+    with pytest.raises(RuntimeError, match="one of the variables needed"):
+        compiled()
+
+
+def test_tracer_leaves_no_traced_array_behind():
+    from teachgrad.compile.tracer import _DATA_SLOT, _ORIGINAL, Traced
+    eager_w, eager_step, w, step = twins(linear_step)
+    loss = step(batch(4, 3))
+    for tensor in (w, w.grad, loss):
+        assert type(tensor.detach().numpy()) is np.ndarray
+    assert all(getattr(np, name) is function for name, function in _ORIGINAL.items())
+    assert teachgrad.Tensor.__dict__["_data"] is _DATA_SLOT
+    assert not isinstance(np.zeros(2), Traced)
+
+
+def test_accumulated_grads_are_read_from_the_tensor_each_call():
+    def make():
+        model = teachgrad.nn.Linear(3, 2)
+        with teachgrad.no_grad():
+            model.weight.copy_(teachgrad.linspace(-1, 1, 6).reshape(2, 3))
+            model.bias.zero_()
+        optimizer = teachgrad.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            optimizer.zero_grad(set_to_none=False)     # zeroed in place: grads are inputs
+            model(x).tanh().sum().backward()
+            optimizer.step()
+        return model, step
+    eager_model, eager_step = make()
+    model, step = make()
+    step = teachgrad.compile(step)
+    for seed in range(5):
+        eager_step(batch(4, 3, seed=seed)), step(batch(4, 3, seed=seed))
+        if seed == 3:                         # a new .grad tensor: it is the one read next
+            model.bias.grad = teachgrad.zeros(2)
+            eager_model.bias.grad = teachgrad.zeros(2)
+    for p, q in zip(eager_model.parameters(), model.parameters()):
+        assert same_bits(p.detach().numpy(), q.detach().numpy())
+        assert same_bits(p.grad.numpy(), q.grad.numpy())
+    assert "bias.grad" in str(step.program)

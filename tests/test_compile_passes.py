@@ -1,0 +1,197 @@
+"""The passes over a traced program, each on its own; the listing; the counts."""
+import numpy as np
+import pytest
+
+import teachgrad
+from benchmarks import mlp
+from teachgrad.compile import counting, passes
+from teachgrad.compile.compiled import PASSES, CompiledFunction
+
+SIZES = (6, 5, 4, 3)
+
+
+def traced_mlp(passes_to_run=()):
+    """A small MLP's step, compiled with only ``passes_to_run``; returns it and the
+    eager twin (model, step) from the same weights."""
+    params, x, y = mlp.make_data(SIZES, batch=4)
+    eager = mlp.framework_step(teachgrad, params, x, y, sizes=SIZES)
+    model, step = mlp.framework_step(teachgrad, params, x, y, sizes=SIZES)
+    compiled = CompiledFunction(step, passes=passes_to_run)
+    compiled(), compiled()
+    eager[1](), eager[1]()
+    return compiled, model, eager
+
+
+def replays_like_eager(compiled, model, eager, steps=5):
+    eager_model, eager_step = eager
+    for _ in range(steps):
+        if eager_step().detach().numpy().tobytes() != compiled().numpy().tobytes():
+            return False
+    return all(p.detach().numpy().tobytes() == q.detach().numpy().tobytes()
+               for p, q in zip(eager_model.parameters(), model.parameters()))
+
+
+def names(program):
+    return [i.name for i in program.instructions]
+
+
+# ---- dead-code elimination ---------------------------------------------------------------
+def step_with_dead_code():
+    w = teachgrad.ones(3, requires_grad=True)
+    x = teachgrad.tensor([1.0, 2.0, 3.0])
+
+    def step():
+        w.grad = None
+        unused = (x * 2).exp()                # computed, never read
+        loss = (x * w).sum()
+        loss.backward()
+        return loss
+    return step
+
+
+def test_dead_code_elimination_drops_what_nobody_reads():
+    compiled = CompiledFunction(step_with_dead_code(), passes=())
+    compiled(), compiled()
+    program = compiled.trace.copy()
+    assert "exp" in names(program)
+    removed = passes.eliminate_dead_code(program)
+    assert removed == 3 and "exp" not in names(program)    # the constant 2, x * 2, exp
+    assert names(program).count("multiply") == names(compiled.trace).count("multiply") - 1
+    assert passes.eliminate_dead_code(program) == 0                # nothing left to drop
+
+
+def test_dead_code_elimination_keeps_updates_and_checks():
+    compiled, model, eager = traced_mlp()
+    program = compiled.trace.copy()
+    updates = [i for i in program.instructions if i.mutates]
+    checks = [i for i in program.instructions if i.expect is not None]
+    passes.eliminate_dead_code(program)
+    assert all(i in program.instructions for i in updates + checks)
+    assert updates and checks
+
+
+def test_dead_code_elimination_keeps_results_bit_for_bit():
+    compiled, model, eager = traced_mlp((passes.eliminate_dead_code,))
+    assert replays_like_eager(compiled, model, eager)
+
+
+# ---- fusing a matmul with its bias add ---------------------------------------------------
+def test_fuse_mm_bias_fuses_each_linear_layer():
+    compiled, model, eager = traced_mlp()
+    program = compiled.trace.copy()
+    assert names(program).count("matmul_add") == 0
+    matmuls = names(program).count("matmul")
+    assert passes.fuse_mm_bias(program) == 3                       # three Linear layers
+    assert names(program).count("matmul_add") == 3
+    assert names(program).count("matmul") == matmuls - 3          # the backward's stay
+
+
+def test_fuse_mm_bias_leaves_a_product_read_elsewhere():
+    w, b = teachgrad.ones(3, 2, requires_grad=True), teachgrad.ones(2, requires_grad=True)
+    x = teachgrad.ones(4, 3)
+
+    def step():
+        w.grad = b.grad = None
+        product = x @ w
+        loss = ((product + b) * product).sum()     # the product is read twice
+        loss.backward()
+        return loss
+    compiled = CompiledFunction(step, passes=())
+    compiled(), compiled()
+    program = compiled.trace.copy()
+    assert passes.fuse_mm_bias(program) == 0
+
+
+def test_fused_step_is_bit_for_bit():
+    compiled, model, eager = traced_mlp((passes.fuse_mm_bias,))
+    assert "matmul_add" in names(compiled.program)
+    assert replays_like_eager(compiled, model, eager)
+
+
+def test_matmul_add_equals_numpy():
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((4, 3), (3, 5), (5,)))
+    assert passes.matmul_add(x, w, b).tobytes() == (x @ w + b).tobytes()
+    out = np.empty((4, 5), np.float32)
+    assert passes.matmul_add(x, w, b, out=out) is out
+
+
+# ---- memory planning ---------------------------------------------------------------------
+def lifetimes(program):
+    """buffer -> [(first, last) instruction of each value it held]."""
+    last = {}
+    for n, instruction in enumerate(program.instructions):
+        for value_id in instruction.uses() + instruction.outputs:
+            last[program.values[value_id].root] = n
+    held = {}
+    for n, instruction in enumerate(program.instructions):
+        if instruction.buffer is not None:
+            held.setdefault(instruction.buffer, []).append((n, last[instruction.outputs[0]]))
+    return held
+
+
+def test_plan_memory_reuses_dead_buffers_only():
+    compiled, model, eager = traced_mlp()
+    program = compiled.trace.copy()
+    one_each = passes.plan_memory(program, reuse=False)
+    assert all(len(spans) == 1 for spans in lifetimes(program).values())
+    shared = passes.plan_memory(program)
+    assert 0 < shared < one_each
+    for spans in lifetimes(program).values():
+        for (_, end), (start, _) in zip(spans, spans[1:]):
+            assert end < start                      # the last reader came before the next writer
+    for n in {i.buffer for i in program.instructions if i.buffer is not None}:
+        kinds = {(program.values[i.outputs[0]].shape, program.values[i.outputs[0]].dtype)
+                 for i in program.instructions if i.buffer == n}
+        assert len(kinds) == 1
+
+
+def test_plan_memory_never_plans_what_escapes():
+    compiled, model, eager = traced_mlp(PASSES)
+    program = compiled.program
+    planned = {program.values[i.outputs[0]].root for i in program.instructions
+               if i.buffer is not None}
+    assert not planned & {program.values[o].root for o in program.outputs}
+
+
+def test_planned_step_is_bit_for_bit():
+    compiled, model, eager = traced_mlp((passes.plan_memory,))
+    assert compiled.program.buffers
+    assert replays_like_eager(compiled, model, eager)
+
+
+# ---- the listing and the counts ----------------------------------------------------------
+def test_program_prints_one_instruction_a_line_with_shapes():
+    compiled, model, eager = traced_mlp(PASSES)
+    lines = str(compiled.program).splitlines()
+    assert lines[0] == "v0: f32[4, 6] = input x"
+    assert lines[1] == "v1: f32[5, 6] = input model.0.weight"
+    assert "v4: f32[4, 5] = matmul_add(v0, v2, v3)" in lines
+    assert lines[-1].startswith("return v")
+    body = [line for line in lines if "= input" not in line and "= constant" not in line]
+    assert len(body) == len(compiled.program.instructions) + 1
+    assert any(line.endswith("# in place") and line.startswith("subtract(v1,") for line in lines)
+
+
+def test_counts_are_deterministic_and_compiled_does_less():
+    compiled, model, eager = traced_mlp(PASSES)
+    calls = [counting.python_calls(eager[1]) for _ in range(2)]
+    compiled_calls = [counting.python_calls(compiled) for _ in range(2)]
+    assert calls[0] == calls[1] and compiled_calls[0] == compiled_calls[1]
+    assert compiled_calls[0] * 4 < calls[0]
+    numpy_calls, allocations = counting.numpy_work(compiled.trace)
+    compiled_numpy_calls, compiled_allocations = counting.numpy_work(compiled.program)
+    assert compiled_numpy_calls <= numpy_calls
+    assert compiled_allocations * 2 < allocations
+    outputs = len(compiled.program.outputs)                  # 6 grads and the loss
+    assert compiled_allocations >= outputs == 7
+
+
+def test_python_calls_counts_calls():
+    def three():
+        for _ in range(3):
+            abs_value(-1)
+
+    def abs_value(x):
+        return -x if x < 0 else x
+    assert counting.python_calls(three) == 3
