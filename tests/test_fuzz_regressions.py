@@ -133,3 +133,33 @@ def test_view_of_a_leaf_error_comes_before_the_repeated_memory_error():
         m = tg.zeros(4, 4, requires_grad=True)
         m[0].expand(3, 4).add_(1)
     run(prog, raises="RuntimeError")
+
+
+# ---- found by the exploring mode ---------------------------------------------------------
+def test_row_assigned_its_own_view_keeps_the_base_retained_grad():
+    """``c[t] = v`` with ``v = c[t]``: the copy's node points at v's history from before the
+    write, and v's next history goes through c's CopySlices, where c's retain_grad now is."""
+    def prog(tg):
+        b = tg.tensor([0.7, -0.4], requires_grad=True)
+        c = b * 2
+        c.retain_grad()
+        v = c[tg.tensor(0)]
+        c[tg.tensor(0)] = v
+        v.backward(retain_graph=True)
+        v.backward()
+        return {"c": c, "v": v, "b": b, "graph": D.graph(v)}
+    run(prog)
+
+
+def test_retain_grad_on_a_view_changed_in_place():
+    """The view's retain_grad moves from its old node to the one replayed from the base's
+    CopySlices (the in-place op's own node never holds it)."""
+    def prog(tg):
+        b = tg.tensor([0.7, 0.2], requires_grad=True)
+        c = b * 2
+        w = c[0]
+        w.retain_grad()
+        w.mul_(3)
+        (w * 2).backward()
+        return state(w, c, b)
+    run(prog)

@@ -160,12 +160,18 @@ class Operation(Node):
 
     def _connect(self, inputs, outputs):
         """Point the outputs at this node and this node at its inputs' nodes."""
+        self._connect_inputs(inputs)
+        self._connect_outputs(outputs)
+
+    def _connect_inputs(self, inputs):
         edges, metadata = [], []
         for t in inputs:
             edges.append(t._gradient_edge())
             metadata.append((t._data.shape, t.dtype))
         self.next_functions = tuple(edges)
         self._input_metadata = shared(tuple(metadata))
+
+    def _connect_outputs(self, outputs):
         if len(outputs) > 1:
             self._num_outputs = len(outputs)
         for output_nr, out in enumerate(outputs):
@@ -187,13 +193,17 @@ class Operation(Node):
         node = cls._new_node(inputs)
         node._inplace = True
         result = node._forward_checked(arrays, params)
-        if node._recording and "self" in node._saved:
-            # backward needs the old value of the target, which we are about to overwrite: a
-            # clone, recorded (CloneBackward0), so that a second derivative reaches it too
-            node._saved["self"] = SavedTensor(target.clone())
+        if node._recording:
+            # as PyTorch, the node points at its inputs' histories before the write (a view of
+            # the target among them is given a new history only after it)
+            node._connect_inputs(inputs)
+            if "self" in node._saved:
+                # backward needs the old value of the target, which we are about to overwrite: a
+                # clone, recorded (CloneBackward0), so that a second derivative reaches it too
+                node._saved["self"] = SavedTensor(target.clone())
         views.write_inplace(target, result)
         if node._recording:
-            views.rebase_history(target, node, inputs)
+            views.rebase_history(target, node)
         return target
 
     # ---- backward ----------------------------------------------------------

@@ -192,15 +192,13 @@ def _type_name(numpy_dtype):
             "u1": "Byte", "b1": "Bool"}[numpy_dtype.str[1:]]
 
 
-def rebase_history(target, node, inputs):
-    """Make ``node`` (the in-place op) the new history of ``target``."""
+def rebase_history(target, node):
+    """Make ``node`` (the in-place op, already pointing at its inputs' histories from before
+    the write) the new history of ``target``."""
     old_node, old_output_nr = target._grad_fn, target._output_nr
-    if target._base is None:
-        node._connect(inputs, (target,))
-        _move_retain_grad(target, old_node, old_output_nr)
-        return
-    node._connect(inputs, (target,))          # node now reads the view's old history
-    rebase_base_of_view(target, node)
+    node._connect_outputs((target,))
+    if target._base is not None:
+        rebase_base_of_view(target, node)      # node reads the view's old history
     _move_retain_grad(target, old_node, old_output_nr)
 
 
@@ -218,10 +216,10 @@ def rebase_base_of_view(view, node):
 def _move_retain_grad(tensor, old_node, old_output_nr):
     """``retain_grad()`` follows the tensor to its new grad_fn, as in PyTorch, so ``.grad``
     is the gradient of the tensor's current value."""
-    if tensor._retains_grad and old_node is not None:
-        hook = old_node._retains_grad_hooks.pop(old_output_nr, None)
-        if hook is not None:
-            tensor._grad_fn._set_retain_grad_hook(tensor._output_nr, hook)
+    if tensor._retains_grad and old_node is not None \
+            and old_output_nr in old_node._retains_grad_hooks:   # (a view's in-place node has none)
+        hook = old_node._retains_grad_hooks.pop(old_output_nr)
+        tensor._grad_fn._set_retain_grad_hook(tensor._output_nr, hook)
 
 
 def refresh_view_history(view):
