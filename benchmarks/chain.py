@@ -4,7 +4,7 @@ creating tensors and nodes, saving inputs, the engine loop. Time per operation =
 one forward + backward / (3 operations x 400 steps)."""
 import teachgrad
 
-from benchmarks import timing
+from benchmarks import counts, timing
 
 STEPS = 400
 OPS_PER_STEP = 3          # mul, add, tanh
@@ -30,8 +30,12 @@ def chain_step(lib, steps=STEPS):
     return run
 
 
+EAGER_VS_TORCH, COMPILED_VS_TORCH = 3.5, 1.0      # a guard rail, and the compiled goal
+
+
 def contenders():
-    runs = {"teachgrad": chain_step(teachgrad)}
+    eager, compiled = counts.compiled_twin(lambda: chain_step(teachgrad))
+    runs = {"teachgrad": eager, "compiled": compiled}
     if timing.torch is not None:
         runs["torch"] = chain_step(timing.torch)
     return runs
@@ -40,11 +44,16 @@ def contenders():
 def run(repeats):
     if timing.torch is None:
         return [timing.skip_row("Scalar chain, per op, vs torch", "torch absent")]
-    times = timing.interleaved(contenders(), repeats, warmup=2)
+    runs = contenders()
+    times = timing.interleaved(runs, repeats, warmup=2)
     per_op = {name: t / (STEPS * OPS_PER_STEP) for name, t in times.items()}
     return [timing.ratio_row("Scalar chain, per op (fwd+bwd), vs torch",
-                             per_op["teachgrad"], per_op["torch"], 2,
-                             times.ratio_spread("teachgrad", "torch"))]
+                             per_op["teachgrad"], per_op["torch"], EAGER_VS_TORCH,
+                             times.ratio_spread("teachgrad", "torch")),
+            timing.ratio_row("Scalar chain, compiled, per op, vs torch",
+                             per_op["compiled"], per_op["torch"], COMPILED_VS_TORCH,
+                             times.ratio_spread("compiled", "torch")),
+            counts.row("Scalar chain", runs["teachgrad"], runs["compiled"], timing)]
 
 
 def profile_target():

@@ -5,11 +5,13 @@ teachgrad and torch run the same program (``mlp.training_step``); the numpy floo
 the same math by hand, each convolution as one matrix product over its input's windows
 (im2col).
 """
+import sys
+
 import numpy as np
 
 import teachgrad
 
-from benchmarks import mlp, timing
+from benchmarks import counts, mlp, timing
 
 BATCH = 32
 CHANNELS = (1, 8, 16)
@@ -128,27 +130,30 @@ NEEDS = ("nn.Conv2d", "nn.MaxPool2d", "nn.Flatten", "nn.Linear", "nn.ReLU", "nn.
          "nn.CrossEntropyLoss", "optim.SGD")
 
 
+EAGER_VS_TORCH, COMPILED_VS_FLOOR = 1.5, 1.15      # a guard rail, and the compiled goal
+
+
 def contenders():
-    params, x, y = make_data()
-    steps = {"teachgrad": framework_step(teachgrad, params, x, y)[1],
-             "numpy": mlp.numpy_step([p.copy() for p in params], x, y, numpy_loss_and_grads)}
-    if timing.torch is not None:
-        steps["torch"] = framework_step(timing.torch, params, x, y)[1]
-    return steps
+    return mlp.contenders(sys.modules[__name__])
 
 
 def run(repeats):
     absent = timing.missing(teachgrad, *NEEDS)
     if absent:
         return [timing.skip_row("CNN step", "teachgrad lacks " + ", ".join(absent))]
-    times = timing.interleaved(contenders(), repeats, warmup=3, number=2)
+    steps = contenders()
+    times = timing.interleaved(steps, repeats, warmup=3, number=2)
     rows = []
     if "torch" in times:
-        rows.append(timing.ratio_row("CNN step vs torch", times["teachgrad"], times["torch"], 2,
-                                     times.ratio_spread("teachgrad", "torch")))
+        rows.append(timing.ratio_row("CNN step vs torch", times["teachgrad"], times["torch"],
+                                     EAGER_VS_TORCH, times.ratio_spread("teachgrad", "torch")))
     rows.append(timing.info_row("CNN step vs numpy floor", timing.fmt_time(times["teachgrad"]),
                                 timing.fmt_time(times["numpy"]),
                                 f"{times['teachgrad'] / times['numpy']:.2f}×"))
+    rows.append(timing.ratio_row("CNN step, compiled, vs numpy floor", times["compiled"],
+                                 times["numpy"], COMPILED_VS_FLOOR,
+                                 times.ratio_spread("compiled", "numpy")))
+    rows.append(counts.row("CNN step", steps["teachgrad"], steps["compiled"], timing))
     return rows
 
 

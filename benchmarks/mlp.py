@@ -7,11 +7,13 @@ Three contenders run the same network from the same float32 weights:
 * the numpy floor does the forward, the backward and the update by hand. teachgrad
   computes with numpy, so it cannot beat these calls; the gap is its overhead.
 """
+import sys
+
 import numpy as np
 
 import teachgrad
 
-from benchmarks import timing
+from benchmarks import counts, timing
 
 SIZES = (784, 256, 128, 10)
 BATCH = 64
@@ -107,12 +109,24 @@ def numpy_step(params, x, y, loss_and_grads=numpy_loss_and_grads, lr=LR):
 
 
 # ---- the case ------------------------------------------------------------------------
-def contenders():
-    params, x, y = make_data()
-    steps = {"teachgrad": framework_step(teachgrad, params, x, y)[1],
-             "numpy": numpy_step([p.copy() for p in params], x, y)}
+# The eager engine's targets are guard rails a change must not cross; the compiled step
+# (teachgrad.compile) carries the speed goal: the numpy floor itself.
+EAGER_VS_FLOOR, EAGER_VS_TORCH, COMPILED_VS_FLOOR = 2.0, 1.35, 1.1
+
+
+def contenders(module=None):
+    """Eager, compiled, the numpy floor and torch: the same step of ``module``'s network
+    (this one's, or ``cnn``'s) from the same weights."""
+    module = module or sys.modules[__name__]
+    params, x, y = module.make_data()
+
+    def make_step():
+        return module.framework_step(teachgrad, params, x, y)[1]
+    eager, compiled = counts.compiled_twin(make_step)
+    steps = {"teachgrad": eager, "compiled": compiled,
+             "numpy": numpy_step([p.copy() for p in params], x, y, module.numpy_loss_and_grads)}
     if timing.torch is not None:
-        steps["torch"] = framework_step(timing.torch, params, x, y)[1]
+        steps["torch"] = module.framework_step(timing.torch, params, x, y)[1]
     return steps
 
 
@@ -121,15 +135,24 @@ def run(repeats):
                             "nn.CrossEntropyLoss", "optim.SGD")
     if absent:
         return [timing.skip_row("MLP step", "teachgrad lacks " + ", ".join(absent))]
-    times = timing.interleaved(contenders(), repeats, warmup=5, number=5)
-    rows = [timing.ratio_row("MLP step vs numpy floor", times["teachgrad"], times["numpy"], 1.15,
-                             times.ratio_spread("teachgrad", "numpy"))]
+    steps = contenders()
+    times = timing.interleaved(steps, repeats, warmup=5, number=5)
+    rows = [timing.ratio_row("MLP step vs numpy floor", times["teachgrad"], times["numpy"],
+                             EAGER_VS_FLOOR, times.ratio_spread("teachgrad", "numpy")),
+            timing.ratio_row("MLP step, compiled, vs numpy floor", times["compiled"],
+                             times["numpy"], COMPILED_VS_FLOOR,
+                             times.ratio_spread("compiled", "numpy"))]
     if "torch" in times:
-        rows.append(timing.ratio_row("MLP step vs torch", times["teachgrad"], times["torch"], 1.2,
-                                     times.ratio_spread("teachgrad", "torch")))
+        rows.append(timing.ratio_row("MLP step vs torch", times["teachgrad"], times["torch"],
+                                     EAGER_VS_TORCH, times.ratio_spread("teachgrad", "torch")))
+        rows.append(timing.info_row("MLP step, compiled, vs torch",
+                                    timing.fmt_time(times["compiled"]),
+                                    timing.fmt_time(times["torch"]),
+                                    f"{times['compiled'] / times['torch']:.2f}×"))
         floor, torch = times["numpy"], times["torch"]
         rows.append(timing.info_row("MLP step: numpy floor vs torch", timing.fmt_time(floor),
                                     timing.fmt_time(torch), f"{floor / torch:.2f}×"))
+    rows.append(counts.row("MLP step", steps["teachgrad"], steps["compiled"], timing))
     return rows
 
 

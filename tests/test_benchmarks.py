@@ -8,7 +8,7 @@ import pytest
 
 import teachgrad
 from benchmarks import __main__ as bench
-from benchmarks import chain, cnn, memory, mlp, notebooks, timing
+from benchmarks import chain, cnn, counts, memory, mlp, notebooks, timing
 
 
 def _assert_same_loss_and_grads(module, params, x, y, **sizes):
@@ -100,11 +100,30 @@ def test_command_line_writes_the_results_table(tmp_path, capsys):
     text = results.read_text()
     assert "| Case | teachgrad | reference | ratio | target | met |" in text
     assert "Scalar chain" in text and "numpy" in text
+    assert "Scalar chain, compiled, per op, vs torch" in text
+    assert "Scalar chain, per step: eager / compiled (counts)" in text
 
 
 def test_torch_columns_are_skipped_without_torch(monkeypatch):
     monkeypatch.setattr(timing, "torch", None)
-    assert set(mlp.contenders()) == {"teachgrad", "numpy"}
-    assert set(cnn.contenders()) == {"teachgrad", "numpy"}
+    assert set(mlp.contenders()) == {"teachgrad", "compiled", "numpy"}
+    assert set(cnn.contenders()) == {"teachgrad", "compiled", "numpy"}
     [row] = chain.run(1)
     assert row[1] == "skipped: torch absent"
+
+
+def test_compiled_contenders_replay_and_match_eager():
+    steps = mlp.contenders()
+    assert steps["compiled"].fallback_reason is None and steps["compiled"].program is not None
+    eager_loss, compiled_loss = steps["teachgrad"](), steps["compiled"]()
+    assert eager_loss.detach().numpy().tobytes() == compiled_loss.numpy().tobytes()
+
+
+def test_count_row_compares_eager_with_compiled():
+    eager, compiled = counts.compiled_twin(lambda: chain.chain_step(teachgrad, steps=5))
+    row = counts.row("Chain", eager, compiled, timing)
+    assert row[0] == "Chain, per step: eager / compiled (counts)"
+    eager_calls = int(row[1].split()[0])
+    compiled_calls = int(row[2].split()[0])
+    assert eager_calls > 10 * compiled_calls
+    assert row[2].endswith("allocations") and "fewer calls" in row[3]
