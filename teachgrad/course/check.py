@@ -55,11 +55,13 @@ import numpy as np
 
 import teachgrad
 from teachgrad.autograd.graph import Node
+from teachgrad.course.build import run as build  # the student's yourgrad, stage by stage
 from teachgrad.tensor import Tensor
 
 CORRECT, WRONG, NOT_ATTEMPTED = "correct", "wrong", "not attempted"
 
-__all__ = ["Result", "value", "leaf_flags", "gradients", "node_names", "raises", "behaves_like"]
+__all__ = ["Result", "value", "leaf_flags", "gradients", "node_names", "raises", "behaves_like",
+           "build"]
 
 
 class Result:

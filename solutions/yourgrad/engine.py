@@ -1,0 +1,132 @@
+"""Chapter 03 — the engine: run the graph from the output back to the leaves, without recursion.
+
+1. Count, for each node reachable from the roots, how many edges point at it.
+2. A node runs when every gradient for it has arrived (its count is zero); among ready nodes
+   the most recently created runs first, as in PyTorch.
+3. Running a node: its hooks see the gradient (chapter 04), `backward` gives one gradient per
+   input, each is summed back to its input's shape (broadcasting) and added into the buffer
+   of the node it flows to. An AccumulateGrad adds it into its leaf's `.grad`.
+Both walks use an explicit stack or heap, never recursion: a 100,000-deep chain is fine.
+"""
+import heapq
+import itertools
+
+from . import grad_mode, graph, leaves, tensor
+
+
+def backward(tensors, grad_tensors, retain_graph=None, create_graph=False):
+    """tensor.backward(): the roots' gradients flow into the leaves' `.grad`."""
+    for i, t in enumerate(tensors):
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+    roots = [t.grad_fn or leaves.accumulator(t) for t in tensors]
+    grads = [root_gradient(t, g) for t, g in zip(tensors, grad_tensors)]
+    keep_graph = create_graph if retain_graph is None else retain_graph
+    run_backward(roots, grads, keep_graph, create_graph)
+
+
+def root_gradient(output, gradient):
+    """The gradient backward starts from: `gradient`, or 1 for a one-element output.
+
+    Without `gradient`, an output of more than one element raises PyTorch's RuntimeError
+    ("grad can be implicitly created only for scalar outputs"); a `gradient` of another shape
+    raises its "Mismatch in shape: grad_output[0] has a shape of ..." error."""
+    ### BEGIN SOLUTION chapter 03: return the starting gradient, or raise PyTorch's errors
+    if gradient is None:
+        if output.numel() != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        return tensor.ones(*output.shape, dtype=output.dtype)
+    if gradient.shape != output.shape:
+        raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
+                           f"torch.Size({list(gradient.shape)}) and output[0] has a shape of "
+                           f"torch.Size({list(output.shape)}).")
+    return gradient
+    ### END SOLUTION
+
+
+def count_dependencies(roots):
+    """{node: number of edges pointing at it} over every node reachable from `roots`,
+    found with a to-do list (a loop), never with recursion."""
+    ### BEGIN SOLUTION chapter 03: walk the graph with a to-do list and count incoming edges
+    counts, seen, todo = {}, set(roots), list(roots)
+    while todo:
+        node = todo.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            counts[next_node] = counts.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                todo.append(next_node)
+    return counts
+    ### END SOLUTION
+
+
+def run_backward(roots, grads, keep_graph, create_graph, capture=None):
+    """Run every node once, in dependency order, starting from `roots` with `grads`.
+
+    Recording is on during the run only if `create_graph`. Unless `keep_graph`, each node's
+    saved tensors are freed once it has run (chapter 06). `capture` (used by `grad()`,
+    chapter 06) maps nodes to the gradient they received, instead of touching `.grad`."""
+    previous = grad_mode.is_grad_enabled()
+    grad_mode.set_enabled(create_graph)
+    try:
+        ### BEGIN SOLUTION chapter 03: run ready nodes newest first; pass gradients down the edges
+        dependencies = count_dependencies(roots)
+        buffers, ready, tie = {}, [], itertools.count()
+        for root, grad in zip(roots, grads):
+            add_to_buffer(buffers, root, grad)
+        for root in dict.fromkeys(roots):
+            if dependencies.get(root, 0) == 0:
+                heapq.heappush(ready, (-root.sequence_nr, next(tie), root))
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads_in = call_node(node, buffers.pop(node), capture)
+            for (next_node, _), grad in zip(node.next_functions, grads_in):
+                if next_node is None:
+                    continue
+                add_to_buffer(buffers, next_node, grad)
+                dependencies[next_node] -= 1
+                if dependencies[next_node] == 0:
+                    heapq.heappush(ready, (-next_node.sequence_nr, next(tie), next_node))
+            if not keep_graph:
+                for saved in node.saved.values():
+                    saved.release()
+        ### END SOLUTION
+    finally:
+        grad_mode.set_enabled(previous)
+
+
+def add_to_buffer(buffers, node, grad):
+    """Gradients reaching a node along several edges are summed before it runs."""
+    buffers[node] = grad if node not in buffers else buffers[node] + grad
+
+
+def call_node(node, grad, capture=None):
+    """The tensor hooks (chapter 04), then the node's backward; each resulting gradient is
+    summed back to the shape of the input it belongs to."""
+    if node.pre_hooks or node.retained is not None:
+        grad = leaves.call_tensor_hooks(node, grad)
+    if capture is not None:
+        if node in capture:
+            capture[node] = grad
+        if isinstance(node, graph.AccumulateGrad):
+            return ()
+    grads_in = node.backward(grad)
+    return [None if g is None else sum_to(g, shape)
+            for g, shape in zip(grads_in, node.input_shapes)]
+
+
+def sum_to(grad, shape):
+    """Sum a gradient back to the shape of a broadcast input: over the leading dims the input
+    lacked and over the dims where the input had size 1, e.g. (2, 3) -> (3,) or (2, 1).
+    Written with yourgrad's sum and reshape (so create_graph records it)."""
+    ### BEGIN SOLUTION chapter 03: sum over the broadcast dims, then reshape to shape
+    if grad.shape == tuple(shape):
+        return grad
+    lead = grad.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, size in enumerate(shape)
+                                      if size == 1 and grad.shape[lead + i] != 1)
+    return grad.sum(dim=dims, keepdim=True).reshape(tuple(shape))
+    ### END SOLUTION

@@ -1,0 +1,214 @@
+"""The build checks (teachgrad.course.build) against the reference yourgrad, its stubs, and
+deliberately broken copies of it: every check passes on the reference, a stub is reported
+"not attempted yet", and each broken copy is caught by the check that should catch it."""
+import importlib.util
+import itertools
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from teachgrad.course import build, check
+from teachgrad.course.make_exercises import stub_module
+
+REFERENCE = Path(__file__).resolve().parent.parent / "solutions" / "yourgrad"
+PART_1 = ["01", "02", "03", "04", "05"]
+_names = itertools.count()
+CHAPTER = re.compile(r"### BEGIN SOLUTION chapter (\d\d):")
+
+
+def load(folder):
+    """Import the package in `folder` under a name of its own (relative imports inside)."""
+    name = f"yourgrad_under_test_{next(_names)}"
+    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def copy_reference(tmp_path, name="yourgrad"):
+    target = tmp_path / name
+    shutil.copytree(REFERENCE, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def stubbed_copy(tmp_path, after=0):
+    """A copy of the reference whose blocks of the chapters after `after` are stubs, as
+    make_exercises makes them (after=0: the student's starting package)."""
+    target = copy_reference(tmp_path, f"stubbed_after_{after:02d}")
+    for path in target.glob("*.py"):
+        lines = path.read_text().split("\n")
+        keep = []                      # filled blocks of chapters <= after lose their markers
+        inside_kept = False
+        for line in lines:
+            found = CHAPTER.search(line)
+            if found and int(found.group(1)) <= after:
+                inside_kept = True
+                continue
+            if inside_kept and "### END SOLUTION" in line:
+                inside_kept = False
+                continue
+            keep.append(line)
+        path.write_text(stub_module("\n".join(keep), where=str(path)))
+    return target
+
+
+def broken_copy(tmp_path, file, old, new):
+    """A copy of the reference with `old` replaced by `new` in one module."""
+    target = copy_reference(tmp_path, f"broken_{next(_names)}")
+    path = target / file
+    text = path.read_text()
+    assert text.count(old) == 1, f"the patch does not fit {file}: {old!r}"
+    path.write_text(text.replace(old, new))
+    return load(target)
+
+
+def run_quietly(capsys, stage, package):
+    result = build.run(stage, package)
+    lines = capsys.readouterr().out.splitlines()
+    return result, lines
+
+
+def line_of(lines, title):
+    found = [line for line in lines if title in line]
+    assert len(found) == 1, f"no single line for {title!r} in:\n" + "\n".join(lines)
+    return found[0]
+
+
+# ---------------------------------------------------------------- the reference passes
+
+@pytest.fixture(scope="module")
+def reference():
+    return load(REFERENCE)
+
+
+@pytest.mark.parametrize("stage", PART_1)
+def test_every_check_passes_on_the_reference(reference, capsys, stage):
+    result, lines = run_quietly(capsys, stage, reference)
+    assert result, "\n".join(lines)
+    assert result.status == check.CORRECT
+    count = sum(len(build.checks_of(s)) for s in build.STAGES[:build.STAGES.index(stage) + 1])
+    assert len(lines) == count and all(line.startswith("✔ ") for line in lines)
+
+
+def test_check_build_is_the_notebooks_entry_point(reference, capsys):
+    assert check.build("1", package=reference)
+    assert capsys.readouterr().out.startswith("✔ 01 ")
+
+
+def test_an_unknown_stage_is_refused():
+    with pytest.raises(ValueError, match="no build stage"):
+        build.run("11")
+
+
+def test_every_check_has_a_distinct_name_and_a_hint():
+    titles = [(c.stage, c.name) for s in build.STAGES if _exists(s) for c in build.checks_of(s)]
+    assert len(titles) == len(set(titles))
+    assert all(c.hint for s in build.STAGES if _exists(s) for c in build.checks_of(s))
+
+
+def _exists(stage):
+    return importlib.util.find_spec(f"teachgrad.course.build.stage_{stage}") is not None
+
+
+# ---------------------------------------------------------------- stubs
+
+def test_the_stubbed_package_imports_and_reports_not_attempted(tmp_path, capsys):
+    package = load(stubbed_copy(tmp_path))
+    result, lines = run_quietly(capsys, PART_1[-1], package)
+    assert result.status == check.NOT_ATTEMPTED
+    assert not result
+    assert lines and all(line.startswith("… ") for line in lines), "\n".join(lines)
+    assert "not attempted yet (chapter 01: " in lines[0]
+
+
+@pytest.mark.parametrize("done", PART_1)
+def test_a_stage_needs_only_its_own_and_earlier_blocks(tmp_path, capsys, done):
+    """With the chapters up to `done` filled in and the later ones stubbed, stage `done`
+    passes: no check of a chapter reaches a later chapter's block."""
+    package = load(stubbed_copy(tmp_path, after=int(done)))
+    result, lines = run_quietly(capsys, done, package)
+    assert result, "\n".join(lines)
+
+
+def test_each_chapter_has_blocks_for_the_student(tmp_path):
+    chapters = set()
+    for path in REFERENCE.glob("*.py"):
+        chapters |= set(CHAPTER.findall(path.read_text()))
+    assert set(PART_1) <= chapters
+
+
+# ---------------------------------------------------------------- broken copies are caught
+
+RECURSIVE_COUNT = '''    counts = {}
+
+    def visit(node):
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                counts[next_node] = counts.get(next_node, 0) + 1
+                if counts[next_node] == 1:
+                    visit(next_node)
+    for root in roots:
+        visit(root)
+    return counts
+'''
+
+def block(file, words):
+    """The code of the reference's solution block whose marker contains `words`."""
+    text = (REFERENCE / file).read_text()
+    start = text.index("\n", text.index(words)) + 1
+    return text[start:text.index("### END SOLUTION", start)].rstrip(" ")
+
+
+BROKEN = {
+    "a recursive engine": (
+        "engine.py", block("engine.py", "walk the graph with a to-do list"), RECURSIVE_COUNT,
+        "03",
+        "03 a 100,000-deep chain runs backward", "RecursionError"),
+    "an AccumulateGrad that overwrites": (
+        "graph.py", "leaf._grad = grad if leaf._grad is None else leaf._grad + grad",
+        "leaf._grad = grad", "03",
+        "03 gradients accumulate in .grad over backward calls", "value differs"),
+    "no version check": (
+        "versions.py", "if self.counter.value != self.version:", "if False:", "05",
+        "05 a saved tensor changed in place", "loss.backward(): missing error"),
+    "hooks ignored": (
+        "leaves.py", "        result = hook(grad)\n", "        result = None\n", "04",
+        "04 tensor hooks see the gradient", "hook calls (tensor, gradient)"),
+    "no sum over broadcast dims": (
+        "engine.py", "    if grad.shape == tuple(shape):\n        return grad\n",
+        "    return grad\n", "03",
+        "03 gradients of broadcast inputs are summed back", "shape (2, 3) differs"),
+    "a mul node misnamed": (
+        "ops.py", "class MulBackward0(Op):\n",
+        "class MulBackward0(Op):\n    def name(self):\n        return 'MulBackward'\n", "02",
+        "02 node names of each operation", "x * w node"),
+    "wrong words in the in-place error": (
+        "versions.py", '"one of the variables needed for gradient computation has been modified',
+        '"a variable needed for gradient computation has been modified', "05",
+        "05 a saved tensor changed in place", "wrong first words in the RuntimeError"),
+    "a constant linked as a node": (
+        "graph.py", "    if not tensor.requires_grad:\n        return None, 0\n", "", "02",
+        "02 numbers and tensors that need no grad get (None, 0)", "links"),
+    "a shared counter for .data": (
+        "versions.py", "    return tensor.Tensor(t.array)\n",
+        "    alias = tensor.Tensor(t.array)\n    alias._version_counter = t._version_counter\n"
+        "    return alias\n", "05",
+        "05 detach() shares the counter (the change is caught), .data does not",
+        "RuntimeError"),
+}
+
+
+@pytest.mark.parametrize("what", BROKEN)
+def test_a_broken_copy_is_caught_by_the_right_check(tmp_path, capsys, what):
+    file, old, new, stage, title, words = BROKEN[what]
+    package = broken_copy(tmp_path, file, old, new)
+    result, lines = run_quietly(capsys, stage, package)
+    assert not result
+    line = line_of(lines, title)
+    assert line.startswith("✘ "), line
+    assert words in line and " — hint: " in line, line
