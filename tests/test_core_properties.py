@@ -8,7 +8,18 @@ reductions, views (slicing, transpose, reshape, view), detach, in-place changes 
 with or without ``retain_graph``.  teachgrad must raise exactly when torch raises (same exception
 type, at the same step, message agreeing up to its first colon) and otherwise agree on values,
 dtypes, shapes, grad_fn names, flags, versions and gradients.
+
+The *wide* programs (issue 16) add what those rarely reach: results laid out in other orders
+(``x.permute(...) * 1.0``) and views of them, rows written from the tensor's own rows
+(``y[0] = y[-1]``, ``y[:-1] = y[1:]``), indices that are 0-d integer tensors (``y[t] += x``,
+``n[t0, t1] += 1``), and in-place changes of a base whose view retains its grad.
+
+Exploring: ``TEACHGRAD_EXPLORE=1`` draws new programs, 300 a test; ``TEACHGRAD_EXPLORE=N`` (N > 1)
+draws N a test.  With ``TEACHGRAD_EXPLORE_LOG=path`` as well, a program that parts from torch
+does not stop the run: it is written to ``path`` (one JSON line each, with the difference) and
+every program run is counted in ``path.count``, so one run tells how many of how many parted.
 """
+import json
 import os
 
 import numpy as np
@@ -27,8 +38,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 
 # The same 60 programs on every run, so CI is repeatable; TEACHGRAD_EXPLORE=1 draws new ones
 # (and more of them) to hunt for differences.
-EXPLORE = bool(os.environ.get("TEACHGRAD_EXPLORE"))
-SETTINGS = settings(max_examples=300 if EXPLORE else 60, deadline=None, database=None,
+EXPLORE = os.environ.get("TEACHGRAD_EXPLORE", "")
+EXPLORE_LOG = os.environ.get("TEACHGRAD_EXPLORE_LOG")
+EXPLORE_COUNT = int(EXPLORE) if EXPLORE.isdigit() and int(EXPLORE) > 1 else 300
+SETTINGS = settings(max_examples=EXPLORE_COUNT if EXPLORE else 60, deadline=None, database=None,
                     derandomize=not EXPLORE,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 RTOL, ATOL = 1e-4, 1e-5
@@ -75,6 +88,43 @@ VIEWS = {
 INPLACE = ["add_c", "mul_c", "add_t", "setitem_c", "setitem_t", "sigmoid_", "zero_", "iadd_t"]
 
 
+# ---- the wide programs' extra vocabulary ------------------------------------------------------
+def _reversed_dims(t):
+    return tuple(range(t.dim() - 1, -1, -1))
+
+
+# results whose memory is laid out in another order than their dims (name: op, shape, fits)
+RELAYOUTS = {
+    "reversed_times_1": (lambda t: t.permute(_reversed_dims(t)) * 1.0, lambda s: s[::-1],
+                         lambda s: len(s) >= 2),
+    "reversed_tanh": (lambda t: t.permute(_reversed_dims(t)).tanh(), lambda s: s[::-1],
+                      lambda s: len(s) >= 2),
+    "reversed_clone": (lambda t: t.permute(_reversed_dims(t)).clone(), lambda s: s[::-1],
+                       lambda s: len(s) >= 2),
+    "swap01_plus_itself": (lambda t: t.transpose(0, 1) + t.transpose(0, 1),
+                           lambda s: (s[1], s[0]) + s[2:], lambda s: len(s) >= 3),
+}
+# views with the module at hand (a 0-d index tensor): name -> (view, shape, fits)
+WIDE_VIEWS = {
+    "permute_reversed": (lambda tg, t: t.permute(_reversed_dims(t)), lambda s: s[::-1],
+                         lambda s: len(s) >= 2),
+    "select_0d_tensor": (lambda tg, t: t[tg.tensor(0)], lambda s: s[1:], lambda s: len(s) >= 1),
+    "select_0d_tensor_last": (lambda tg, t: t[tg.tensor(-1)], lambda s: s[1:],
+                              lambda s: len(s) >= 1),
+    "rows_from_1": (lambda tg, t: t[1:], lambda s: (s[0] - 1,) + s[1:],
+                    lambda s: len(s) >= 1 and s[0] >= 2),
+    "column_0": (lambda tg, t: t[:, 0], lambda s: s[:1] + s[2:], lambda s: len(s) >= 2),
+}
+# in-place changes reading the tensor's own rows or indexing with 0-d tensors
+WIDE_INPLACE = {
+    "row_from_last_row": lambda s: len(s) >= 1,              # y[0] = y[-1]
+    "rows_shifted_up": lambda s: len(s) >= 1 and s[0] >= 2,  # y[:-1] = y[1:]
+    "iadd_row_0d_tensor": lambda s: len(s) >= 1,             # y[t] += other (or 0.5)
+    "setitem_row_0d_tensor": lambda s: len(s) >= 1,          # y[t] = other (or 0.25)
+    "count_0d_tensors": lambda s: len(s) >= 2,               # y[t0, t1] += 1.0
+}
+
+
 def _view_shape(kind, s):
     if kind == "t":
         return s[::-1]
@@ -112,8 +162,13 @@ def _bshape(a, b):
 # program generation
 # --------------------------------------------------------------------------------------------
 
+CHANGES = ("inplace", "wide_inplace")       # the step kinds that change a tensor in place
+
+
 @st.composite
-def programs(draw, inplace=True, max_steps=8):
+def programs(draw, inplace=True, max_steps=8, wide=False):
+    """A random program; ``wide`` adds the extra vocabulary above (and draws nothing more
+    without it, so that the fixed CI sample of the other tests stays the same)."""
     base = draw(st.sampled_from([(3,), (2, 3), (2, 1, 3), (4, 2), (2, 2)]))
     n_leaves = draw(st.integers(1, 3))
     leaves = []
@@ -130,17 +185,24 @@ def programs(draw, inplace=True, max_steps=8):
              "retain_grad", "zero_grad"]
     if inplace:
         kinds += ["inplace", "inplace", "inplace"]
+    if wide:
+        kinds += ["relayout", "relayout", "wide_view", "wide_view", "retain_grad"]
+        kinds += ["wide_inplace", "wide_inplace", "wide_inplace"] if inplace else []
+    view_sources = {}                     # (wide) view slot -> the slot it is a view of
+    retained_views = set()                # (wide) view slots that retain_grad was called on
     steps = []
     for _ in range(draw(st.integers(1, max_steps))):
         kind = draw(st.sampled_from(kinds))
-        if kind == "inplace" and len(shapes) == n_leaves and draw(st.integers(0, 3)) > 0:
+        if kind in CHANGES and len(shapes) == n_leaves and draw(st.integers(0, 3)) > 0:
             kind = "unary"                                       # in-place on a leaf: sometimes only
         i = draw(st.integers(0, len(shapes) - 1))
-        if kind == "inplace" and len(shapes) > n_leaves and draw(st.integers(0, 7)) > 0:
+        if kind in CHANGES and len(shapes) > n_leaves and draw(st.integers(0, 7)) > 0:
             i = draw(st.integers(n_leaves, len(shapes) - 1))     # mostly intermediates
             saved = [k for k in last_inputs if k >= n_leaves or not rgs[k]]
             if saved and draw(st.booleans()):
                 i = draw(st.sampled_from(saved))                 # often what the last op may have saved
+        if wide:
+            i = _steer_wide(draw, kind, i, view_sources, retained_views)
         s = shapes[i]
         ng = draw(st.sampled_from([False] * 5 + [True]))
         if kind == "unary":
@@ -183,6 +245,33 @@ def programs(draw, inplace=True, max_steps=8):
             steps.append(("backward", i, draw(st.booleans())))
         elif kind == "retain_grad":
             steps.append(("retain_grad", i))
+            if i in view_sources:
+                retained_views.add(i)
+        elif kind in ("relayout", "wide_view"):
+            table = RELAYOUTS if kind == "relayout" else WIDE_VIEWS
+            ok = [name for name in sorted(table) if table[name][2](s)]
+            if not ok:
+                continue
+            name = draw(st.sampled_from(ok))
+            if kind == "wide_view":
+                kind, ng = "view", False          # (views under no_grad: see "view" above)
+                view_sources[len(shapes)] = i
+            steps.append((kind, name, i, ng))
+            shapes.append(table[name][1](s))
+            rgs.append(rgs[i] and not ng)
+            last_inputs = [i, len(shapes) - 1]
+        elif kind == "wide_inplace":
+            ok = [op for op in sorted(WIDE_INPLACE) if WIDE_INPLACE[op](s)]
+            if not ok:
+                continue
+            op = draw(st.sampled_from(ok))
+            j = None
+            if op in ("iadd_row_0d_tensor", "setitem_row_0d_tensor"):
+                fits = [j for j, sj in enumerate(shapes) if _bshape(s[1:], sj) == s[1:]]
+                j = draw(st.sampled_from(fits)) if fits and draw(st.booleans()) else None
+            steps.append(("inplace", op, i, j, ng))
+            if j is not None and rgs[j] and not ng:
+                rgs[i] = True
         elif kind == "zero_grad":
             steps.append(("zero_grad",))
         elif kind == "inplace":
@@ -209,6 +298,16 @@ def programs(draw, inplace=True, max_steps=8):
             steps.append(("backward", draw(st.sampled_from([last, draw(st.integers(0, last))])), draw(st.booleans())))
     seed = draw(st.integers(0, 2 ** 16))
     return {"seed": seed, "leaves": leaves, "steps": steps}
+
+
+def _steer_wide(draw, kind, i, view_sources, retained_views):
+    """Often make retain_grad meet a view, and an in-place change meet the source of a view
+    that retains its grad (issue 16: the view's grad was lost)."""
+    if kind == "retain_grad" and view_sources and draw(st.booleans()):
+        return draw(st.sampled_from(sorted(view_sources)))
+    if kind in CHANGES and retained_views and draw(st.booleans()):
+        return view_sources[draw(st.sampled_from(sorted(retained_views)))]
+    return i
 
 
 # --------------------------------------------------------------------------------------------
@@ -240,6 +339,16 @@ def _inplace(tg, op, y, other):
         y.sigmoid_()
     elif op == "zero_":
         y.zero_()
+    elif op == "row_from_last_row":
+        y[0] = y[-1]
+    elif op == "rows_shifted_up":
+        y[:-1] = y[1:]
+    elif op == "iadd_row_0d_tensor":
+        y[tg.tensor(-1)] += 0.5 if other is None else other
+    elif op == "setitem_row_0d_tensor":
+        y[tg.tensor(0)] = 0.25 if other is None else other
+    elif op == "count_0d_tensors":
+        y[tg.tensor(0), tg.tensor(-1)] += 1.0
     else:
         raise ValueError(op)
 
@@ -270,8 +379,12 @@ def _run_step(tg, step, slots, leaves, log):
             slots.append(BINARY[step[1]](slots[step[2]], slots[step[3]]))
         elif kind == "reduce":
             slots.append(REDUCE[step[1]](slots[step[2]]))
+        elif kind == "view" and step[1] in WIDE_VIEWS:
+            slots.append(WIDE_VIEWS[step[1]][0](tg, slots[step[2]]))
         elif kind == "view":
             slots.append(VIEWS[step[1]](slots[step[2]]))
+        elif kind == "relayout":
+            slots.append(RELAYOUTS[step[1]][0](slots[step[2]]))
         elif kind == "inplace":
             _, op, i, j, _ = step
             _inplace(tg, op, slots[i], None if j is None else slots[j])
@@ -302,6 +415,21 @@ def interpret(tg, program, holder):
 
 
 def check_program(program):
+    """Compare the program on torch and teachgrad; when exploring with a log, a difference is
+    written to the log instead of stopping the run, and every program is counted."""
+    if not EXPLORE_LOG:
+        _compare_with_torch(program)
+        return
+    with open(EXPLORE_LOG + ".count", "a") as count:
+        count.write("1\n")
+    try:
+        _compare_with_torch(program)
+    except AssertionError as difference:
+        with open(EXPLORE_LOG, "a") as log:
+            log.write(json.dumps({"program": program, "difference": str(difference)[:3000]}) + "\n")
+
+
+def _compare_with_torch(program):
     tlib, glib = D.libraries()
     th, gh = {}, {}
     t_out = D.run_one(lambda tg: interpret(tg, program, th), tlib)
@@ -333,6 +461,14 @@ def test_random_graphs_agree(program):
 @given(programs(inplace=True))
 def test_random_programs_with_inplace_agree(program):
     """The same, with in-place changes of leaves, intermediates and views mixed in."""
+    check_program(program)
+
+
+@SETTINGS
+@given(programs(inplace=True, wide=True))
+def test_random_wide_programs_agree(program):
+    """The same, with results laid out in other orders, rows written from their own tensor,
+    0-d integer tensor indices and bases changed under views that retain their grad."""
     check_program(program)
 
 
