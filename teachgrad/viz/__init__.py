@@ -11,7 +11,9 @@
 Every drawing shows as SVG in a notebook, has ``.source`` (DOT), ``.render(path)``
 and a stable text form, ``str(drawing)``. Tensors are labelled with the caller's
 variable names (or ``names={"w": w}``), and the graph is read only through what
-PyTorch also exposes: ``grad_fn``, ``next_functions``, ``variable``, saved tensors.
+PyTorch also exposes: ``grad_fn``, ``next_functions``, ``name()``, ``variable``, saved
+tensors (``teachgrad.viz.public``). So the same drawing works on a teachgrad tensor, on one of
+the student's ``yourgrad`` and on a real ``torch`` tensor.
 """
 from teachgrad.viz.backward import draw_backward
 from teachgrad.viz.drawing import Drawing

@@ -7,8 +7,7 @@ read side by side. Each ``AccumulateGrad`` is linked to its leaf tensor, which
 shows its ``.grad`` once backward has run; inputs that need no gradient have no
 node at all, exactly as in ``next_functions`` (``(None, 0)``).
 """
-from teachgrad.autograd.graph import AccumulateGrad
-from teachgrad.viz import labels, naming
+from teachgrad.viz import labels, naming, public
 from teachgrad.viz.dot import Row, Scene, dot_source
 from teachgrad.viz.drawing import Drawing
 from teachgrad.viz.graph_walk import walk
@@ -18,7 +17,7 @@ GRADIENT_NOTE = "arrows: the gradient flows along next_functions"
 
 
 def node_role(node, graph):
-    if isinstance(node, AccumulateGrad):
+    if public.is_accumulate(node):
         return "accumulate"
     return "root_grad_fn" if graph.is_root(node) else "grad_fn"
 
@@ -26,7 +25,7 @@ def node_role(node, graph):
 def node_rows(facts, node):
     """A node's name, its output's name (or shape), its hooks, a retained gradient.
     An AccumulateGrad shows only its name and hooks: its leaf has a box of its own."""
-    if isinstance(node, AccumulateGrad):
+    if public.is_accumulate(node):
         return [Row(facts.title)] + [Row(mark) for mark in facts.marks]
     rows = [Row(facts.title), Row(facts.subject, bold=facts.name is not None)]
     rows.extend(Row(mark) for mark in facts.marks)
@@ -56,7 +55,7 @@ class BackwardScene(Scene):
         super().__init__()
         self.graph = graph
         self.leaf_ids = {}      # AccumulateGrad node -> id of its leaf tensor's box
-        self.saved_ids = {}     # SavedTensor -> id of its box
+        self.saved_ids = {}     # (node, slot) -> id of the box of that saved tensor
         self.notes.append(GRADIENT_NOTE)
         for node in graph.nodes:
             self._add_node(node, names, show_saved, show_grads, leaf_boxes)
@@ -69,7 +68,7 @@ class BackwardScene(Scene):
         node_id = self.graph.node_id(node)
         facts = labels.NodeFacts(node, self.graph, names, show_grads)
         self.box(node_id, node_role(node, self.graph), node_rows(facts, node))
-        if isinstance(node, AccumulateGrad) and leaf_boxes:
+        if public.is_accumulate(node) and leaf_boxes:
             leaf_id = "v" + node_id[1:]
             role = "root" if any(node.variable is t for t in self.graph.root_tensors) else "leaf"
             self.box(leaf_id, role, leaf_rows(facts))
@@ -78,10 +77,10 @@ class BackwardScene(Scene):
         if show_saved:
             for slot, saved, what, status in labels.saved_facts(node, names):
                 saved_id = f"s{len(self.saved_ids)}"
-                self.box(saved_id, labels.saved_role(saved),
+                self.box(saved_id, saved.state,
                          [Row(f"saved {slot}", bold=True), Row(what), Row(status)])
                 self.arrow(saved_id, node_id, "saved")
-                self.saved_ids[saved] = saved_id
+                self.saved_ids[node, slot] = saved_id
 
     def _add_gradient_arrows(self, node):
         node_id = self.graph.node_id(node)

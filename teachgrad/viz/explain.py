@@ -7,7 +7,7 @@ in red beside it, and one sentence saying what happened.
 """
 import textwrap
 
-from teachgrad.viz import labels, naming, style
+from teachgrad.viz import labels, naming, public, style
 from teachgrad.viz.backward import BackwardScene
 from teachgrad.viz.dot import Row, dot_source
 from teachgrad.viz.drawing import Drawing
@@ -17,7 +17,7 @@ from teachgrad.viz.text import tree_text
 
 def slot_of(node, saved):
     """The name under which ``node`` saved ``saved`` (``self``, ``other``, ``result``)."""
-    return next((slot for slot, s in labels.saved_tensors(node) if s is saved), None)
+    return next((s.slot for s in public.saved_tensors(node) if s.record is saved), None)
 
 
 def what_happened(node, saved, changer=None, tensor_name=None):
@@ -59,7 +59,7 @@ def explain(error, names=None, legend=True, max_nodes=60):
     scene.boxes[graph.node_id(node)].role = "failed"
     if changer is not None and changer in graph.number:
         scene.boxes[graph.node_id(changer)].role = "inplace"
-    saved_id = scene.saved_ids.get(saved)
+    saved_id = scene.saved_ids.get((node, slot_of(node, saved)))
     for arrow in scene.arrows:
         if arrow.tail == saved_id:
             arrow.label = [Row("changed in place since")]

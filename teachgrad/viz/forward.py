@@ -5,10 +5,10 @@ graph. Each backward node (except AccumulateGrad) is one operation; the tensor
 it made is its output; a leaf that requires grad is ``AccumulateGrad.variable``;
 an input that needs no grad appears only as ``(None, 0)`` in ``next_functions``
 and is drawn as a dashed leaf, named when the operation saved it. Operations
-are listed in the order they ran (their creation order, ``_sequence_nr()``).
+are listed in the order they ran (their creation order, ``_sequence_nr()``; for a library
+that records none, an order in which each operation comes after those it reads).
 """
-from teachgrad.autograd.graph import AccumulateGrad
-from teachgrad.viz import labels, naming
+from teachgrad.viz import labels, naming, public
 from teachgrad.viz.dot import Row, Scene, dot_source
 from teachgrad.viz.drawing import Drawing
 from teachgrad.viz.graph_walk import walk
@@ -16,15 +16,28 @@ from teachgrad.viz.graph_walk import walk
 DATA_NOTE = "arrows: data flows forward, from the inputs to the result"
 
 
-def saved_input(node, position):
-    """The tensor given to ``node`` as input ``position``, if the node saved it intact."""
-    slots = getattr(node, "input_names", ())
-    if position >= len(slots):
-        return None
-    saved = getattr(node, "_raw_saved_" + slots[position], None)
-    if saved is None or saved.freed or saved.is_stale or saved.is_output:
-        return None
-    return getattr(node, "_saved_" + slots[position])
+def run_order(operations):
+    """The operations in the order they ran: by ``_sequence_nr()`` where recorded, else
+    each after the operations whose results it reads (the backward graph reversed)."""
+    numbers = [public.sequence_nr(node) for node in operations]
+    if None not in numbers:
+        return [node for _, node in sorted(zip(numbers, operations), key=lambda p: p[0])]
+    waiting = {node: 0 for node in operations}          # consumers not yet placed
+    for node in operations:
+        for next_node, _ in node.next_functions:
+            if next_node in waiting:
+                waiting[next_node] += 1
+    ready = [node for node in operations if waiting[node] == 0]
+    order = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for next_node, _ in node.next_functions:
+            if next_node in waiting:
+                waiting[next_node] -= 1
+                if waiting[next_node] == 0:
+                    ready.append(next_node)
+    return order[::-1]
 
 
 class ForwardScene(Scene):
@@ -47,9 +60,9 @@ class ForwardScene(Scene):
         self.notes.append(DATA_NOTE)
         for root in graph.root_tensors:
             if root.grad_fn is None:
-                self._leaf_input(root, root._gradient_edge()[0] if root.requires_grad else None)
-        operations = [node for node in graph.nodes if not isinstance(node, AccumulateGrad)]
-        for number, node in enumerate(sorted(operations, key=lambda n: n._sequence_number)):
+                self._leaf_input(root, self._accumulator_of(root))
+        operations = [node for node in graph.nodes if not public.is_accumulate(node)]
+        for number, node in enumerate(run_order(operations)):
             self._add_operation(f"f{number}", node)
         if graph.hidden:
             self.box(self.summary_id, "summary", [Row(f"… {graph.hidden:,} more nodes")])
@@ -74,6 +87,11 @@ class ForwardScene(Scene):
         self.box(box_id, role, rows)
         return box_id
 
+    def _accumulator_of(self, leaf):
+        """The AccumulateGrad the graph holds for a leaf that is a root (None: no grad)."""
+        return next((node for node, _ in self.graph.root_edges
+                     if public.is_accumulate(node) and node.variable is leaf), None)
+
     def _is_root(self, tensor):
         return any(tensor is root for root in self.graph.root_tensors)
 
@@ -92,10 +110,10 @@ class ForwardScene(Scene):
 
     def _constant_input(self, node, position):
         """An input that needs no grad: known only if the operation saved it."""
-        tensor = saved_input(node, position)
+        tensor = public.saved_input(node, position)
         if tensor is not None:
             return self._leaf_input(tensor, None)
-        shape = node._input_metadata[position][0]
+        shape = public.input_shapes(node)[position]
         box_id = self._tensor_box(("tensor", node, position), "constant", None, None, shape)
         self.input_lines.append(f"{box_id}: {self.summaries[box_id]}  leaf, no grad")
         return box_id
@@ -110,7 +128,7 @@ class ForwardScene(Scene):
         next_node, output_nr = node.next_functions[position]
         if next_node is None:
             return self._constant_input(node, position)
-        if isinstance(next_node, AccumulateGrad):
+        if public.is_accumulate(next_node):
             return self._leaf_input(next_node.variable, next_node)
         first_use = ("output", next_node, output_nr) not in self.tensor_ids
         box_id = self._output(next_node, output_nr)

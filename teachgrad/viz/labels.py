@@ -6,7 +6,7 @@ in the picture is what the notebook tests compare.
 import re
 
 from teachgrad import dtypes
-from teachgrad.autograd.graph import AccumulateGrad
+from teachgrad.viz import public
 
 FEW_VALUES = 6    # tensors with at most this many elements show their values
 
@@ -40,10 +40,11 @@ def tensor_facts(tensor=None, shape=None):
     if tensor is None:
         return [shape_text(shape) if shape is not None else "shape unknown"]
     facts = [shape_text(tensor.shape)]
-    if tensor.dtype is not dtypes.get_default_dtype():
-        facts[0] += " " + tensor.dtype.name
-    if tensor.numel() <= FEW_VALUES:
-        facts.append(values_text(tensor.tolist()))
+    dtype = public.dtype_name(tensor.dtype)
+    if dtype != dtypes.get_default_dtype().name:
+        facts[0] += " " + dtype
+    if public.numel(tensor) <= FEW_VALUES:
+        facts.append(values_text(public.values(tensor)))
     return facts
 
 
@@ -60,15 +61,13 @@ def brief(tensor):
 
 def grad_text(tensor):
     """``grad 28.`` for a tensor whose gradient is stored, else None (never warns)."""
-    if tensor is None or not (tensor.is_leaf or tensor.retains_grad) or tensor.grad is None:
+    if tensor is None or not (tensor.is_leaf or public.retains_grad(tensor)) \
+            or tensor.grad is None:
         return None
     return "grad " + brief(tensor.grad)
 
 
-def node_title(node):
-    """A node's class name, as torchviz and PyTorch's repr show it: ``MulBackward0``,
-    ``AccumulateGrad`` (whose ``name()`` is the longer ``...::autograd::AccumulateGrad``)."""
-    return type(node).__name__
+node_title = public.node_title
 
 
 def operation_name(node):
@@ -80,72 +79,37 @@ def operation_name(node):
 
 def hook_marks(node):
     """Words for what runs at this node besides its backward: retain_grad and hooks."""
-    if isinstance(node, AccumulateGrad):
-        tensor_hooks = len(node.variable._hooks or {})
+    if public.is_accumulate(node):
+        tensor_hooks = len(getattr(node.variable, "_hooks", None) or ())
     else:
-        tensor_hooks = sum(len(hooks) for hooks in node._tensor_pre_hooks.values())
+        tensor_hooks = sum(len(hooks) for hooks in
+                           (getattr(node, "_tensor_pre_hooks", None) or {}).values())
     marks = []
-    if node._retains_grad_hooks:
+    if getattr(node, "_retains_grad_hooks", None):
         marks.append("retains grad")
-    for count, word in ((tensor_hooks, "tensor hook"), (len(node._pre_hooks), "pre-hook"),
-                        (len(node._post_hooks), "hook")):
+    for count, word in ((tensor_hooks, "tensor hook"),
+                        (len(getattr(node, "_pre_hooks", None) or ()), "pre-hook"),
+                        (len(getattr(node, "_post_hooks", None) or ()), "hook")):
         if count:
             marks.append(f"{word} ×{count}")
     return marks
 
 
-def saved_tensors(node):
-    """The node's saved tensors as ``(slot, SavedTensor)``: a built-in node's by name, inputs
-    first, in input order; a custom Function's (``ctx.save_for_backward``) by position."""
-    custom = getattr(node, "_raw_saved_tensors", None)
-    if isinstance(custom, tuple):
-        return [(f"saved_tensors[{i}]", saved) for i, saved in enumerate(custom)
-                if saved is not None]
-    prefix = "_raw_saved_"
-    slots = [attr[len(prefix):] for attr in dir(node) if attr.startswith(prefix)]
-    inputs = list(getattr(node, "input_names", ()))
-    slots.sort(key=lambda slot: inputs.index(slot) if slot in inputs else len(inputs))
-    found = []
-    for slot in slots:
-        saved = getattr(node, prefix + slot)
-        if isinstance(saved, tuple):            # a list of tensors, such as an index's
-            found += [(f"{slot}[{i}]", s) for i, s in enumerate(saved) if s is not None]
-        else:
-            found.append((slot, saved))
-    return found
-
-
-def saved_status(saved):
-    """``v0``, ``saved v0, now v1 (stale)`` or ``freed``."""
-    if saved.freed:
-        return "freed"
-    if saved.is_stale:
-        return f"saved v{saved.saved_version}, now v{saved.current_version} (stale)"
-    return f"v{saved.saved_version}"
-
-
-def saved_role(saved):
-    if saved.freed:
-        return "freed"
-    return "stale" if saved.is_stale else "saved"
-
-
-def saved_name(node, slot, saved, names):
+def saved_name(node, saved, names):
     """The variable name of a saved tensor, when it can be known without unpacking a bad one."""
     if saved.is_output:
         return names.output(node)[0]
-    if saved.freed or saved.is_stale:
-        return None
-    return names.of(saved.tensor)
+    return None if saved.tensor is None else names.of(saved.tensor)
 
 
 def saved_facts(node, names):
-    """``(slot, SavedTensor, "l2 (2, 2)", "v0")`` for each tensor the node saved."""
+    """``(slot, Saved, "l2 (2, 2)", "v0")`` for each tensor the node saved."""
     facts = []
-    for slot, saved in saved_tensors(node):
-        name = saved_name(node, slot, saved, names)
-        what = shape_text(saved.shape) if name is None else f"{name} {shape_text(saved.shape)}"
-        facts.append((slot, saved, what, saved_status(saved)))
+    for saved in public.saved_tensors(node):
+        name = saved_name(node, saved, names)
+        shape = shape_text(saved.shape) if saved.shape is not None else ""
+        what = " ".join(word for word in (name, shape) if word) or "a tensor"
+        facts.append((saved.slot, saved, what, saved.status))
     return facts
 
 
@@ -158,12 +122,12 @@ class NodeFacts:
 
     def __init__(self, node, graph, names, show_grads):
         self.title = node_title(node)
-        if isinstance(node, AccumulateGrad):
+        if public.is_accumulate(node):
             self.tensor = node.variable
             self.name = names.of(self.tensor)
             shape = self.tensor.shape
         else:
-            outputs = [names.output(node, nr) for nr in range(node._num_outputs)]
+            outputs = [names.output(node, nr) for nr in range(public.num_outputs(node))]
             self.name, self.tensor = outputs[0]
             if len(outputs) > 1:        # split, unbind...: every piece that has a name
                 self.name = ", ".join(name for name, _ in outputs if name) or None

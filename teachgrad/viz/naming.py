@@ -7,7 +7,7 @@ names, so these are looked up when drawing, never stored on the tensors.
 """
 import inspect
 
-from teachgrad.tensor import Tensor
+from teachgrad.viz import public
 
 
 def caller_variables():
@@ -25,7 +25,7 @@ def caller_variables():
         found = {}
         for scope in (frame.f_locals, frame.f_globals):
             for name, value in scope.items():
-                if isinstance(value, Tensor) and not name.startswith("_"):
+                if not name.startswith("_") and public.is_tensor(value):
                     found.setdefault(name, value)
         return found
     finally:
@@ -44,16 +44,16 @@ class Names:
         self._by_tensor = {}             # id(tensor) -> name
         self._by_output = {}             # (grad_fn, output_nr) -> (name, tensor)
         for name, tensor in self._named.items():
-            if not isinstance(tensor, Tensor):
+            if not public.is_tensor(tensor):
                 raise TypeError(f"names= maps names to tensors, but {name!r} is a "
                                 f"{type(tensor).__name__}")
             self._by_tensor.setdefault(id(tensor), name)
             if tensor.grad_fn is not None:
-                self._by_output.setdefault(tensor._gradient_edge(), (name, tensor))
+                self._by_output.setdefault(public.gradient_edge(tensor), (name, tensor))
         self._roots = list(roots)
         for root in self._roots:
             if root.grad_fn is not None:
-                self._by_output.setdefault(root._gradient_edge(), (None, root))
+                self._by_output.setdefault(public.gradient_edge(root), (None, root))
 
     def of(self, tensor):
         """The name of this tensor object, or None."""

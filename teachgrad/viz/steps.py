@@ -15,8 +15,7 @@ import html
 import io
 
 from teachgrad.autograd import engine, functional
-from teachgrad.autograd.graph import AccumulateGrad
-from teachgrad.viz import labels, naming, style
+from teachgrad.viz import labels, naming, public, style
 from teachgrad.viz.backward import BackwardScene
 from teachgrad.viz.dot import Row, dot_source
 from teachgrad.viz.drawing import INSTALL_HINT, Drawing, DotMissing, output_path, run_dot
@@ -36,7 +35,7 @@ class Step:
         self.grads_in = [labels.brief(g) if g is not None else None for g in grads_in]
         self.grads_out = [labels.brief(g) if g is not None else None for g in grads_out]
         self.leaf_grad = None
-        if isinstance(node, AccumulateGrad) and node.variable.grad is not None:
+        if public.is_accumulate(node) and node.variable.grad is not None:
             self.leaf_grad = labels.brief(node.variable.grad)
 
 
