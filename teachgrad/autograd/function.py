@@ -70,6 +70,11 @@ class FunctionCtx(Node):
             if saved is not None:
                 saved.free()
 
+    def __repr__(self):
+        """Fully qualified, as PyTorch prints a custom Function's node
+        (``<torch.autograd.function.SquareBackward object at ...>``)."""
+        return f"<{type(self).__module__}.{type(self).__qualname__} object at {id(self):#x}>"
+
     def __call__(self, *grad_outputs):
         from teachgrad import creation
         if self.materialize_grads:

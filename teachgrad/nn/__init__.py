@@ -9,8 +9,9 @@ from teachgrad.nn.layers import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveM
                                  Conv2d, ConvTranspose1d, ConvTranspose2d, Dropout, Dropout1d,
                                  Dropout2d, ELU, Embedding, Flatten, GELU, GLU, GroupNorm,
                                  Hardshrink, Hardsigmoid, Hardswish, Hardtanh, Identity,
-                                 InstanceNorm1d, InstanceNorm2d, LayerNorm, LeakyReLU, Linear,
-                                 LogSigmoid, LogSoftmax, MaxPool1d, MaxPool2d, Mish, PReLU,
+                                 InstanceNorm1d, InstanceNorm2d, LayerNorm, LazyLinear,
+                                 LeakyReLU, Linear, LogSigmoid, LogSoftmax, MaxPool1d, MaxPool2d,
+                                 Mish, PReLU,
                                  ReLU, ReLU6, SELU, Sigmoid, SiLU, Softmax, Softmin, Softplus,
                                  Softshrink, Softsign, Tanh, Tanhshrink, Threshold, Unflatten,
                                  Upsample, UpsamplingBilinear2d, UpsamplingNearest2d, ZeroPad2d)
@@ -21,7 +22,7 @@ from teachgrad.nn.loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss,
                                MultiMarginLoss, NLLLoss, PairwiseDistance, PoissonNLLLoss,
                                SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from teachgrad.nn.module import Module
-from teachgrad.nn.parameter import Parameter
+from teachgrad.nn.parameter import Parameter, UninitializedParameter
 from teachgrad.nn.recurrent import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNCell
 
 __all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
@@ -32,12 +33,12 @@ __all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "Adapt
            "Flatten", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GroupNorm",
            "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "HingeEmbeddingLoss",
            "HuberLoss", "Identity", "InstanceNorm1d", "InstanceNorm2d", "KLDivLoss", "L1Loss",
-           "LSTM", "LSTMCell", "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax",
+           "LSTM", "LSTMCell", "LayerNorm", "LazyLinear", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax",
            "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "Mish", "Module",
            "ModuleDict", "ModuleList", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss",
            "PReLU", "PairwiseDistance", "Parameter", "ParameterDict", "ParameterList",
            "PoissonNLLLoss", "RNN", "RNNCell", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU",
            "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmin", "Softplus",
            "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss",
-           "Unflatten", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad2d",
+           "Unflatten", "UninitializedParameter", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad2d",
            "functional", "init", "utils"]

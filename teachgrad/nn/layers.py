@@ -7,11 +7,11 @@ followed by ``Linear(3, 2)`` gives the same numbers as in PyTorch.
 import math
 import warnings
 
-from teachgrad import creation, dtypes
+from teachgrad import creation, devices, dtypes
 from teachgrad.nn import functional as F
 from teachgrad.nn import init
 from teachgrad.nn.module import Module
-from teachgrad.nn.parameter import Parameter
+from teachgrad.nn.parameter import Parameter, UninitializedParameter
 from teachgrad.tensor import Size
 
 
@@ -49,6 +49,29 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class LazyLinear(Linear):
+    """A Linear layer that reads ``in_features`` from its first input. Until then its
+    weight and bias are UninitializedParameter; the first call gives them their shape and
+    initial values (drawn then, as in PyTorch) and turns the module into a Linear."""
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Module.__init__(self)
+        self.in_features, self.out_features, self._dtype = 0, out_features, dtype
+        devices.check(device)
+        self.weight = UninitializedParameter()
+        self.bias = UninitializedParameter() if bias else None
+
+    def forward(self, input):
+        self.in_features = input.shape[-1]
+        self.weight.materialize((self.out_features, self.in_features), self._dtype)
+        if self.bias is not None:
+            self.bias.materialize((self.out_features,), self._dtype)
+        self.reset_parameters()
+        del self._dtype
+        self.__class__ = Linear
+        return self.forward(input)
 
 
 class _ConvNd(Module):

@@ -14,6 +14,7 @@ from collections import OrderedDict, namedtuple
 
 from teachgrad.autograd.grad_mode import no_grad
 from teachgrad.autograd.graph import HookDict, add_hook
+from teachgrad.nn import backward_hooks
 from teachgrad.nn.parameter import Parameter
 from teachgrad.ops import destination
 from teachgrad.tensor import Tensor
@@ -41,6 +42,9 @@ class Module:
         object.__setattr__(self, "_forward_pre_hooks", HookDict())
         object.__setattr__(self, "_forward_hooks", HookDict())
         object.__setattr__(self, "_hooks_with_kwargs", set())   # ids of hooks that take kwargs
+        object.__setattr__(self, "_backward_hooks", HookDict())
+        object.__setattr__(self, "_backward_pre_hooks", HookDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)   # which kind it holds
         self.training = True
 
     def forward(self, *args, **kwargs):
@@ -48,7 +52,8 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
-        if self._forward_pre_hooks or self._forward_hooks:
+        if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
@@ -71,6 +76,35 @@ class Module:
             self._hooks_with_kwargs.add(handle.id)
         return handle
 
+    # ---- backward hooks (nn/backward_hooks.py builds them from graph nodes) --------------
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients of the module's
+        positional tensor inputs are computed; it may return a new ``grad_input``."""
+        self._check_backward_hook_kind(full=True)
+        handle = add_hook(self._backward_hooks, hook)
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs before the module's backward; it may return a
+        new ``grad_output``."""
+        handle = add_hook(self._backward_pre_hooks, hook)
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook):
+        """Deprecated: ``hook`` sees the gradients of the output's ``grad_fn`` node only."""
+        self._check_backward_hook_kind(full=False)
+        return add_hook(self._backward_hooks, hook)
+
+    def _check_backward_hook_kind(self, full):
+        if self._is_full_backward_hook is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", full)
+
     def _call_with_hooks(self, args, kwargs):
         for key, hook in list(self._forward_pre_hooks.items()):
             if key in self._hooks_with_kwargs:
@@ -84,12 +118,23 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        full_hooks = list(self._backward_hooks.values()) if self._is_full_backward_hook else []
+        backward_hook = None
+        if full_hooks or self._backward_pre_hooks:
+            backward_hook = backward_hooks.BackwardHook(self, full_hooks,
+                                                        list(self._backward_pre_hooks.values()))
+            args = backward_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for key, hook in list(self._forward_hooks.items()):
             result = (hook(self, args, kwargs, output) if key in self._hooks_with_kwargs
                       else hook(self, args, output))
             if result is not None:
                 output = result
+        if backward_hook is not None:
+            output = backward_hook.setup_output_hook(output)
+        if self._backward_hooks and self._is_full_backward_hook is False:
+            backward_hooks.hook_output_node(self, list(self._backward_hooks.values()), args,
+                                            output)
         return output
 
     # ---- registration by attribute assignment ------------------------------------

@@ -29,3 +29,26 @@ class Parameter(Tensor):
     def __repr__(self):
         return printing.format_parameter(self._data, dtype_name=repr(self.dtype),
                                          requires_grad=self._requires_grad)
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (a lazy module's, until its first call).
+    ``materialize(shape)`` gives it memory, and from then on it is a plain Parameter."""
+
+    def materialize(self, shape, dtype=None):
+        from teachgrad.creation import empty
+        self._data = empty(*shape, dtype=dtype)._data
+        self.__class__ = Parameter
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. "
+                           "This error usually happens in `load_state_dict` when trying to load "
+                           "an uninitialized parameter into an initialized one. Call `forward` "
+                           "to initialize the parameters before accessing their attributes.")
+
+    def detach(self):
+        return UninitializedParameter(requires_grad=False)
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
