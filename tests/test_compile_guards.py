@@ -250,3 +250,17 @@ def test_accumulated_grads_are_read_from_the_tensor_each_call():
         assert same_bits(p.detach().numpy(), q.detach().numpy())
         assert same_bits(p.grad.numpy(), q.grad.numpy())
     assert "bias.grad" in str(step.program)
+
+
+def test_random_numbers_fall_back_to_eager():
+    model = teachgrad.nn.Sequential(teachgrad.nn.Linear(3, 4), teachgrad.nn.Dropout(0.5))
+    x = batch(8, 3)
+    compiled = teachgrad.compile(lambda: model(x).sum().backward())
+    with pytest.warns(UserWarning, match="random numbers"):
+        compiled()
+    grads = []
+    for _ in range(2):
+        model.zero_grad()
+        compiled()
+        grads.append(model[0].weight.grad.numpy().copy())
+    assert not np.array_equal(grads[0], grads[1])      # a new mask on every call

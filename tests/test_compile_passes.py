@@ -4,7 +4,7 @@ import pytest
 
 import teachgrad
 from benchmarks import mlp
-from teachgrad.compile import counting, passes
+from teachgrad.compile import counting, exercises, passes
 from teachgrad.compile.compiled import PASSES, CompiledFunction
 
 SIZES = (6, 5, 4, 3)
@@ -195,3 +195,49 @@ def test_python_calls_counts_calls():
     def abs_value(x):
         return -x if x < 0 else x
     assert counting.python_calls(three) == 3
+
+
+# ---- chapter 10's exercise: the check of a constant-folding pass, fed wrong answers ------
+def make_fold(is_foldable, count_offset=0):
+    def fold_constants(program):
+        kept, folded = [], 0
+        for instruction in program.instructions:
+            if is_foldable(program, instruction):
+                value = program.values[instruction.outputs[0]]
+                arrays = {i: program.values[i].constant for i in instruction.uses()}
+                value.constant = instruction.run(arrays)
+                value.origin, value.root = "constant", value.id
+                folded += 1
+            else:
+                kept.append(instruction)
+        program.instructions = kept
+        return folded + count_offset
+    return fold_constants
+
+
+def constants_only(program, instruction):          # forgets that zeros(...) is written later
+    return (len(instruction.outputs) == 1 and not instruction.mutates
+            and instruction.expect is None and instruction.reshapes is None
+            and all(program.values[i].origin == "constant" for i in instruction.uses()))
+
+
+def no_arguments(program, instruction):            # folds only what reads nothing at all
+    return exercises.foldable(program, instruction) and instruction.name != "arange"
+
+
+def test_fold_check_accepts_a_right_pass(capsys):
+    assert exercises.check_fold_constants(make_fold(exercises.foldable))
+    assert "✗" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda program: 0, "nothing was folded"),
+    (make_fold(exercises.foldable, count_offset=1), "but 3 instructions went"),
+    (make_fold(constants_only), "computes something else"),
+    (make_fold(no_arguments), "still foldable"),
+    (make_fold(lambda program, instruction: len(instruction.outputs) == 1 and
+               not instruction.mutates and instruction.expect is None), "raised TypeError"),
+])
+def test_fold_check_refuses_wrong_passes(wrong, message, capsys):
+    assert not exercises.check_fold_constants(wrong)
+    assert message in capsys.readouterr().out

@@ -1,4 +1,5 @@
 """``teachgrad.compile(fn)``: trace the first call, replay the program afterwards."""
+import pickle
 import warnings
 
 import numpy as np
@@ -6,6 +7,7 @@ import numpy as np
 from teachgrad.compile import guards, passes
 from teachgrad.compile.program import _ASARRAY, GuardFailed
 from teachgrad.compile.tracer import _DATA_SLOT, Recorder, _plain, tracing
+from teachgrad import random
 from teachgrad.tensor import Tensor
 
 TRACE_LIMIT = 8         # as torch.compile's cache_size_limit: then the step stays eager
@@ -106,6 +108,7 @@ class CompiledFunction:
         before = {i: (t.__dict__.get("_grad"), t._version_counter.version)
                   for i, t in state.items()}
         recorder = Recorder(args)
+        random_state = pickle.dumps(random.get_rng_state())
         with tracing(recorder):
             try:
                 result = self.fn(*recorder.wrap_args(args))
@@ -114,6 +117,12 @@ class CompiledFunction:
                 self._warn(reason)
                 self.fallback_reason = reason
                 raise
+            recorder.busy = True                    # (the state's arrays are not the step's)
+            drew = pickle.dumps(random.get_rng_state()) != random_state
+            recorder.busy = False
+            if drew:
+                recorder.give_up("the step draws random numbers (dropout, say): a replay "
+                                 "would repeat the same ones")
             if not recorder.stopped:
                 recorder.stopped = True
                 try:

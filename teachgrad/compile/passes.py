@@ -11,14 +11,16 @@ import numpy as np
 
 def eliminate_dead_code(program):
     """Keep an instruction only if something after it needs it: a kept instruction or an
-    output reads its result, it writes into memory read later (or into an input), or it
-    is a branch check. Walks backwards, so whole dead chains go at once."""
+    output reads its result (or the view whose shape it sets), it writes into memory read
+    later (or into an input), or it is a branch check. Walks backwards, so whole dead
+    chains go at once."""
     values = program.values
     used = set(program.outputs)
     read_roots = {values[i].root for i in program.outputs} | {v.id for v in program.inputs()}
     kept = []
     for instruction in reversed(program.instructions):
-        if (instruction.expect is not None or any(o in used for o in instruction.outputs)
+        if (instruction.expect is not None or instruction.reshapes in used
+                or any(o in used for o in instruction.outputs)
                 or any(values[m].root in read_roots for m in instruction.mutates)):
             kept.append(instruction)
             for value_id in instruction.uses():

@@ -50,11 +50,12 @@ class Value:
 
 class Instruction:
     """``outputs = func(*args, **kwargs)``; ``mutates``: values written in place (``out=``,
-    ``a[i] = b``); ``expect``: for a branch, the truth value the trace saw."""
+    ``a[i] = b``); ``reshapes``: the value whose shape it sets (a view's metadata only);
+    ``expect``: for a branch, the truth value the trace saw."""
 
-    def __init__(self, func, args, kwargs, mutates=(), expect=None):
+    def __init__(self, func, args, kwargs, mutates=(), reshapes=None, expect=None):
         self.func, self.args, self.kwargs = func, args, kwargs
-        self.mutates, self.expect = tuple(mutates), expect
+        self.mutates, self.reshapes, self.expect = tuple(mutates), reshapes, expect
         self.outputs = []
         self.fresh_out = False    # its one result is new memory and func takes out=
         self.buffer = None        # index of the buffer it writes into, once planned
@@ -63,6 +64,10 @@ class Instruction:
     @property
     def name(self):
         return function_name(self.func)
+
+    def run(self, arrays):
+        """Run it alone: ``arrays`` maps the ids of the values it reads to arrays."""
+        return self.func(*_resolve(self.args, arrays), **_resolve(self.kwargs, arrays))
 
     def uses(self):
         """Ids of the values it reads or writes."""
@@ -77,6 +82,16 @@ def function_name(func):
     if isinstance(owner, np.ufunc):              # add.reduce
         return f"{owner.__name__}.{name}"
     return name
+
+
+def _resolve(obj, arrays):
+    if isinstance(obj, Ref):
+        return arrays[obj.id]
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_resolve(item, arrays) for item in obj)
+    if isinstance(obj, dict):
+        return {key: _resolve(item, arrays) for key, item in obj.items()}
+    return obj
 
 
 def _collect_refs(obj, found):
@@ -113,9 +128,10 @@ class Program:
         return instruction
 
     def copy(self):
-        """The same program, with instructions of its own (for passes to rewrite)."""
+        """The same program, with instructions and values of its own (for passes to rewrite)."""
         twin = Program()
-        twin.values, twin.outputs, twin.buffers = self.values, list(self.outputs), []
+        twin.values = [copy.copy(v) for v in self.values]
+        twin.outputs, twin.buffers = list(self.outputs), []
         twin.instructions = [copy.copy(i) for i in self.instructions]
         return twin
 
@@ -147,7 +163,7 @@ class Program:
         if instruction.expect is not None:
             return f"check bool({_show(instruction.args[0])}) is {instruction.expect}"
         call = _show_call(instruction)
-        if instruction.mutates and not instruction.outputs:
+        if (instruction.mutates or instruction.reshapes is not None) and not instruction.outputs:
             return f"{call}  # in place"
         targets = ", ".join(f"v{i}: {self.values[i].type_string()}" for i in instruction.outputs)
         return f"{targets} = {call}"

@@ -327,7 +327,7 @@ class Recorder:
 
     def set_shape(self, array, shape):
         value = self.value_of(array)
-        self.program.add(Instruction(set_shape, (Ref(value.id), shape), {}, mutates=(value.id,)))
+        self.program.add(Instruction(set_shape, (Ref(value.id), shape), {}, reshapes=value.id))
         value.shape = _NDARRAY_SHAPE.__get__(array)
 
     def read_into_python(self, array, what):
