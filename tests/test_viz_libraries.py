@@ -5,7 +5,9 @@ written here with nothing but those attributes.
 The same program runs on each library; the drawings must say the same thing.
 """
 import importlib.util
+import re
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -17,12 +19,9 @@ import teachgrad.viz as tv
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def yourgrad():
-    """The reference yourgrad, imported under a name of its own, so that no `import yourgrad`
-    elsewhere in this process finds it in sys.modules."""
-    name = "yourgrad_for_viz_tests"
-    folder = ROOT / "solutions" / "yourgrad"
+def load_package(folder, name):
+    """The package in ``folder`` imported as ``name`` (and forgotten afterwards), so that no
+    `import yourgrad` elsewhere in this process finds it in sys.modules."""
     spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
                                                   submodule_search_locations=[str(folder)])
     module = importlib.util.module_from_spec(spec)
@@ -33,6 +32,18 @@ def yourgrad():
     finally:
         for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
             del sys.modules[key]
+
+
+@pytest.fixture(scope="module")
+def yourgrad():
+    """The reference yourgrad (solutions/yourgrad)."""
+    yield from load_package(ROOT / "solutions" / "yourgrad", "yourgrad_for_viz_tests")
+
+
+@pytest.fixture(scope="module")
+def stubs():
+    """The student's yourgrad before any chapter is written (exercises/yourgrad)."""
+    yield from load_package(ROOT / "exercises" / "yourgrad", "yourgrad_stubs_for_viz_tests")
 
 
 def small_network(lib):
@@ -233,3 +244,51 @@ def test_a_graph_of_public_attributes_only_is_drawn_like_teachgrads():
     assert tv.draw_forward(y).text == (
         "w: (2,) [2., 3.]  leaf, requires grad\nc: (2,) [4., 5.]  leaf, no grad\n"
         "y = mul(w, c): (2,) [8., 15.]  (root)")
+
+
+# ---- one example, several libraries, side by side -------------------------------------
+
+def one_product(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor(3.0, requires_grad=True)
+    xw = x * w
+    y = xw.sum()
+    return {"x": x, "w": w, "xw": xw, "y": y}
+
+
+ONE_PRODUCT_TREE = """\
+SumBackward0  y
+└─ MulBackward0  xw
+   │  saved self: x (2,), v0
+   │  saved other: w scalar, v0
+   ├─ AccumulateGrad  x
+   └─ AccumulateGrad  w"""
+
+
+def test_draw_beside_frames_each_librarys_graph_under_its_name(yourgrad):
+    torch = pytest.importorskip("torch")
+    drawing = tv.draw_beside(one_product, teachgrad, yourgrad, torch, show_saved=True)
+    assert drawing.text == "\n\n".join(f"{name}:\n{ONE_PRODUCT_TREE}" for name in
+                                        ("teachgrad", "yourgrad_for_viz_tests", "torch"))
+    frames = re.findall(r"subgraph cluster_(\w+) \{\n    graph \[label=<<B>([\w.]+)</B>>",
+                        drawing.source)
+    assert frames == [("teachgrad", "teachgrad"),
+                      ("yourgrad_for_viz_tests", "yourgrad_for_viz_tests"), ("torch", "torch")]
+    boxes = re.findall(r"^    (l\d\w+) \[", drawing.source, re.MULTILINE)
+    assert len(boxes) == len(set(boxes)) == 3 * 8        # 4 nodes, 2 leaves, 2 saved each
+
+
+def test_draw_beside_says_what_is_not_built_yet_and_never_raises(stubs):
+    def broken(torch):
+        if torch is teachgrad:
+            return one_product(torch)
+        raise TypeError("unsupported operand type(s) for *: 'Tensor' and 'Tensor'\nmore")
+
+    library = types.ModuleType("mine")        # only its name is read
+    assert tv.draw_beside(one_product, teachgrad, stubs).text.split("\n\n")[1] == (
+        "yourgrad_stubs_for_viz_tests:\nnot built yet (chapter 01: store the array in "
+        "self.array with PyTorch's dtype rule)")
+    drawing = tv.draw_beside(broken, teachgrad, library)
+    assert drawing.text.split("\n\n")[1] == (
+        "mine:\nTypeError: unsupported operand type(s) for *: 'Tensor' and 'Tensor'")
+    assert "cluster_mine" in drawing.source and "TypeError" in drawing.source

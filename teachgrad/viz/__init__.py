@@ -4,6 +4,7 @@
     tv.draw_forward(loss)                  # tensors and operations
     tv.draw_backward(loss, show_saved=True)  # grad_fn nodes, next_functions, saved tensors
     tv.draw(loss)                          # both, side by side
+    tv.draw_beside(example, teachgrad, yourgrad)  # one example's graph in two libraries
     tv.backward_steps(loss)                # backward one node at a time (runs backward)
     tv.explain(error)                      # what the in-place error of backward means
     print(tv.tree(loss))                   # the backward graph as text, no graphviz needed
@@ -16,6 +17,7 @@ tensors (``teachgrad.viz.public``). So the same drawing works on a teachgrad ten
 the student's ``yourgrad`` and on a real ``torch`` tensor.
 """
 from teachgrad.viz.backward import draw_backward
+from teachgrad.viz.beside import draw_beside
 from teachgrad.viz.drawing import Drawing
 from teachgrad.viz.explain import explain
 from teachgrad.viz.forward import draw_forward
@@ -24,4 +26,4 @@ from teachgrad.viz.steps import BackwardSteps, backward_steps
 from teachgrad.viz.text import tree
 
 __all__ = ["BackwardSteps", "Drawing", "backward_steps", "draw", "draw_backward",
-           "draw_forward", "explain", "tree"]
+           "draw_beside", "draw_forward", "explain", "tree"]

@@ -6,9 +6,12 @@ graphviz's HTML-like labels with all text escaped, so a name containing quotes,
 ``<``, ``>``, ``&`` or braces shows as written and the SVG stays valid XML.
 """
 import html
+import re
 from dataclasses import dataclass, field
 
 from teachgrad.viz import style
+
+NOT_IN_AN_ID = re.compile(r"\W")     # what a cluster's DOT id cannot hold (its title can)
 
 
 @dataclass
@@ -132,7 +135,7 @@ def dot_source(scene, legend=True, size=None):
             lines.extend("  " + box_line(box) for box in boxes)
             continue
         title = {"label": html_label([Row(cluster, bold=True)]), **style.CLUSTER}
-        lines.append(f"  subgraph cluster_{cluster} {{")
+        lines.append(f"  subgraph cluster_{NOT_IN_AN_ID.sub('_', cluster)} {{")
         lines.append(f"    graph {attribute_list(title)}")
         lines.extend("    " + box_line(box) for box in boxes)
         lines.append("  }")
