@@ -90,6 +90,7 @@ class Tensor:
     _made_in_no_grad = False      # a view made under no_grad (or inference_mode), or a view of one
     _made_in_inference_mode = False     # ... made in inference_mode
     _sent_down_several_edges = False    # a gradient the engine gave to several nodes
+    _wrapped_number = False       # a Python number made a 0-d tensor for an operation
 
     def __init__(self, *data_or_shape, device=None):
         """``Tensor([1, 2])`` or ``Tensor(2, 3)`` makes a float tensor, like ``torch.Tensor``."""

@@ -180,11 +180,13 @@ class SavedTensor:
     the tensor, whose grad_fn is this node), so there is no reference cycle.
     """
     __slots__ = ("saved_version", "_version_counter", "shape", "dtype", "is_output", "freed",
-                 "_data", "_requires_grad", "_node", "_output_nr", "_tensor", "_output_ref")
+                 "_data", "_requires_grad", "_node", "_output_nr", "_tensor", "_output_ref",
+                 "_packed", "_unpack_hook")
 
     def __init__(self, tensor, node=None, is_output=False):
         if tensor._version_counter.inference:
             raise RuntimeError(INFERENCE_SAVED)
+        self._packed = self._unpack_hook = None
         self.saved_version = tensor._version_counter.version
         self._version_counter = tensor._version_counter
         self.shape = shared(tensor._data.shape)
@@ -200,6 +202,55 @@ class SavedTensor:
             self._output_ref = weakref.ref(tensor)
         else:
             self._tensor = tensor
+        if _saved_tensors_hooks_in_force and not tensor._wrapped_number:    # as PyTorch
+            self._set_hooks(*_saved_tensors_hooks_in_force[-1], tensor)
+
+    # ---- saved tensor hooks: pack at save time, unpack at backward -------------------
+    def register_hooks(self, pack_hook, unpack_hook):
+        """``pack_hook(values)`` runs now and its result is kept instead of the tensor;
+        unpacking calls ``unpack_hook`` on that result to get the tensor back."""
+        if self.freed:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been "
+                               "freed. Saved intermediate values of the graph are freed when "
+                               "you call .backward() or autograd.grad(). Specify "
+                               "retain_graph=True if you need to backward through the graph "
+                               "a second time or if you need to access saved variables after "
+                               "calling backward.")
+        if self._unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        self._set_hooks(pack_hook, unpack_hook, self.unpack().detach())
+
+    def _set_hooks(self, pack_hook, unpack_hook, tensor):
+        """Keep what ``pack_hook`` makes of ``tensor`` (not the tensor itself), and what
+        rebuilding the tensor's place in the graph needs."""
+        if not self.is_output:
+            saved = self._tensor
+            self._requires_grad, self._output_nr = saved.requires_grad, saved._output_nr
+            source = saved._gradient_edge()[0]        # its grad_fn, or a leaf's accumulator
+            self._node = lambda: source
+        version = tensor._version_counter.version
+        self._packed = pack_hook(tensor)
+        if tensor._version_counter.version != version:
+            raise RuntimeError("A saved tensor pack hook is modifying its input in place. "
+                               "Tensors provided as input to pack hook cannot be modified by "
+                               "in-place operations as this can lead to unexpected "
+                               "side-effects. Please open an issue if you need to perform "
+                               "in-place operations on the input to a pack hook.")
+        self._unpack_hook, self._tensor, self._data = unpack_hook, None, None
+
+    def _unpack_with_hook(self):
+        """What ``unpack_hook`` returns, in the saved tensor's place in the graph (no version
+        check: the hooks decided what was kept)."""
+        from teachgrad.tensor import Tensor
+        if self.freed:
+            raise RuntimeError(BACKWARD_TWICE)
+        value = self._unpack_hook(self._packed)
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "
+                            f"got result of type {type(value).__name__}")
+        return self._rebuild(value._data, value._version_counter)
 
     @property
     def tensor(self):
@@ -214,26 +265,33 @@ class SavedTensor:
 
     @property
     def is_stale(self):
-        return not self.freed and self.current_version != self.saved_version
+        return not self.freed and self._unpack_hook is None \
+            and self.current_version != self.saved_version
 
     def check(self, node=None):
         """PyTorch's two errors for a saved tensor: freed already, or changed in place."""
         if self.freed:
             raise RuntimeError(BACKWARD_TWICE)
-        if self._version_counter.version != self.saved_version:      # self.is_stale, inlined
+        if self._version_counter.version != self.saved_version \
+                and self._unpack_hook is None:      # self.is_stale, inlined
             raise inplace_modification_error(self, node)
 
     def unpack(self, node=None):
+        if self._unpack_hook is not None:
+            return self._unpack_with_hook()
         self.check(node)
         if self._tensor is not None:
             return self._tensor
-        return self._rebuild_output()
+        return self._rebuild(self._data, self._version_counter)
 
-    def _rebuild_output(self):
+    def _rebuild(self, data, version_counter):
+        """A tensor of ``data`` that stands where the saved one stood in the graph."""
         from teachgrad.tensor import Tensor
-        tensor = Tensor._make(self._data, self._version_counter)
+        tensor = Tensor._make(data, version_counter)
         node = self._node()
-        if self._requires_grad and node is not None:
+        if self._requires_grad and isinstance(node, AccumulateGrad):    # a leaf, via hooks
+            tensor._requires_grad, tensor._accumulator_ref = True, weakref.ref(node)
+        elif self._requires_grad and node is not None:
             tensor._grad_fn = node
             tensor._output_nr = self._output_nr
             tensor._requires_grad = True
@@ -243,7 +301,7 @@ class SavedTensor:
         """Let go of the tensor (or output data): only the record of what was saved stays."""
         self.freed = True
         self._tensor = self._data = self._version_counter = None
-        self._node = self._output_ref = None
+        self._node = self._output_ref = self._packed = self._unpack_hook = None
 
     @classmethod
     def freed_record(cls, shape, dtype, is_output):
@@ -253,6 +311,35 @@ class SavedTensor:
         record.saved_version = None
         record.free()
         return record
+
+
+_saved_tensors_hooks_in_force = []      # (pack_hook, unpack_hook) pairs, innermost last
+
+
+class saved_tensors_hooks:
+    """``with saved_tensors_hooks(pack_hook, unpack_hook):`` every tensor a node saves in
+    the block goes through ``pack_hook`` at once (to compress it, move it, write it to
+    disk...), and ``unpack_hook`` brings it back when backward needs it."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if not (callable(self.pack_hook) and callable(self.unpack_hook)):
+            raise TypeError("_push_saved_tensors_default_hooks(): incompatible function "
+                            "arguments: the hooks must be callable")
+        _saved_tensors_hooks_in_force.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *exc_info):
+        _saved_tensors_hooks_in_force.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors kept as copies on the CPU (PyTorch's way to spare GPU memory; with
+    teachgrad's single device, a copy)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(lambda tensor: tensor.detach().clone(), lambda copy: copy)
 
 
 _FREED_RECORDS = {}

@@ -28,7 +28,9 @@ def as_tensor_like(value, like):
     like_dtype = like.dtype
     dtype = like_dtype if category <= like_dtype.category else \
         dtypes.default_dtype_for_category(category)
-    return Tensor._make(np.asarray(value, dtype=dtype.numpy))
+    number = Tensor._make(np.asarray(value, dtype=dtype.numpy))
+    number._wrapped_number = True
+    return number
 
 
 # ---- arithmetic ------------------------------------------------------------
