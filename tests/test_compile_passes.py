@@ -227,7 +227,14 @@ def no_arguments(program, instruction):            # folds only what reads nothi
 
 def test_fold_check_accepts_a_right_pass(capsys):
     assert exercises.check_fold_constants(make_fold(exercises.foldable))
-    assert "✗" not in capsys.readouterr().out
+    assert "✘" not in capsys.readouterr().out
+
+
+def test_fold_check_says_not_attempted_for_the_stub(capsys):
+    def fold_constants(program):
+        raise NotImplementedError()
+    assert not exercises.check_fold_constants(fold_constants)
+    assert capsys.readouterr().out.startswith("… not attempted yet")
 
 
 @pytest.mark.parametrize("wrong, message", [
