@@ -74,6 +74,7 @@ from teachgrad.ops.indexing import (diagonal_scatter, index_copy, index_fill, se
                                     slice_scatter, tril_indices, triu_indices)
 from teachgrad.devices import device, get_default_device, set_default_device
 from teachgrad import backends, cuda  # teachgrad has no GPU: cuda.is_available() is False
+from teachgrad import profiler
 from teachgrad.legacy import (BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor,
                               IntTensor, LongTensor)
 from teachgrad.printing import set_printoptions
