@@ -163,3 +163,28 @@ def test_retain_grad_on_a_view_changed_in_place():
         (w * 2).backward()
         return state(w, c, b)
     run(prog)
+
+
+def test_view_whose_base_came_to_require_grad_counts_as_a_leaf_until_asked():
+    """A view made while its base needed no grad, the base then written from a tensor that
+    does: PyTorch's check reads the view's stored (still empty) history, so the view counts as
+    a leaf that requires grad -- as long as nothing asked for its grad_fn in between."""
+    def prog(tg):
+        a = tg.tensor([0.5], requires_grad=True)
+        base = tg.ones(4, 1).cumsum(-1)
+        view = base.t()
+        base[0] = a
+        view.zero_()
+    run(prog, raises="RuntimeError")
+
+
+def test_stale_piece_of_unbind_refused_before_the_overlap_check():
+    """The in-place op takes its inputs' histories before the kernel runs: a piece of unbind
+    whose base changed raises autograd's error, not the kernel's one about shared memory."""
+    def prog(tg):
+        a = tg.tensor([0.3, -0.2], requires_grad=True)
+        y = a.masked_fill(a > 0, 0.5)
+        piece = y.unbind(0)[-1]
+        y[0] = y[-1]
+        y.add_(piece)
+    run(prog, raises="RuntimeError")

@@ -187,20 +187,20 @@ class Operation(Node):
     @classmethod
     def apply_inplace(cls, target, *others, **params):
         from teachgrad.autograd import views
-        views.check_inplace_allowed(target, others, cls.refused_overlaps)
+        views.check_autograd_allows_inplace(target, others)
         inputs = (target, *others)
-        arrays = cls._input_arrays(inputs)
         node = cls._new_node(inputs)
         node._inplace = True
-        result = node._forward_checked(arrays, params)
         if node._recording:
-            # as PyTorch, the node points at its inputs' histories before the write (a view of
-            # the target among them is given a new history only after it)
+            # as PyTorch, the node points at its inputs' histories before the kernel runs (a
+            # view of the target among them is given a new history only after the write)
             node._connect_inputs(inputs)
-            if "self" in node._saved:
-                # backward needs the old value of the target, which we are about to overwrite: a
-                # clone, recorded (CloneBackward0), so that a second derivative reaches it too
-                node._saved["self"] = SavedTensor(target.clone())
+        views.check_memory_allows_inplace(target, others, cls.refused_overlaps)
+        result = node._forward_checked(cls._input_arrays(inputs), params)
+        if node._recording and "self" in node._saved:
+            # backward needs the old value of the target, which we are about to overwrite: a
+            # clone, recorded (CloneBackward0), so that a second derivative reaches it too
+            node._saved["self"] = SavedTensor(target.clone())
         views.write_inplace(target, result)
         if node._recording:
             views.rebase_history(target, node)

@@ -45,10 +45,36 @@ def make_view(view, source, replay):
 def check_inplace_allowed(target, others=(), refused_overlaps=("partial",)):
     """PyTorch's errors for in-place changes that would break autograd, then those of memory
     written twice or read while written (all checked before computing); ``others`` are the
-    op's other tensor inputs. ``refused_overlaps``: an input may be the target itself for
-    most ops (``x.add_(x)``), not for index_put_ and friends (see ``_overlap``)."""
-    if grad_mode.is_recording() and grad_mode.autograd_sees((target, *others)):
-        _check_autograd_allows_inplace(target, others)
+    op's other tensor inputs."""
+    check_autograd_allows_inplace(target, others)
+    check_memory_allows_inplace(target, others, refused_overlaps)
+
+
+def check_autograd_allows_inplace(target, others=()):
+    """Autograd's rules, as PyTorch's ``check_inplace``: first those of a view (made under
+    no_grad, a piece of split, a view of a leaf), then that of a leaf. (A view whose base came
+    to require grad after it was made counts as a leaf until its history is asked for.)"""
+    if not (grad_mode.is_recording() and grad_mode.autograd_sees((target, *others))
+            and _will_record(target, others)):
+        return
+    base = target._base
+    if base is not None:
+        rule = _rule_against_inplace(target)
+        if rule is not None:
+            raise RuntimeError(view_rebase_error(target, "is being", rule))
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+    if target._grad_fn is None and target.requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def check_memory_allows_inplace(target, others=(), refused_overlaps=("partial",)):
+    """The kernel's checks: no element of the target written twice, no input meeting the
+    target's memory in a way ``refused_overlaps`` names (an input may be the target itself
+    for most ops, ``x.add_(x)``, not for index_put_ and friends: see ``_overlap``); then the
+    inference tensor's rule (PyTorch checks it when the version is bumped)."""
     if not target._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor "
@@ -58,8 +84,8 @@ def check_inplace_allowed(target, others=(), refused_overlaps=("partial",)):
             raise RuntimeError("unsupported operation: some elements of the input tensor and the "
                                "written-to tensor refer to a single memory location. Please "
                                "clone() the tensor before performing the operation.")
-    if (target._version_counter is grad_mode.INFERENCE      # (PyTorch's check: when the version
-            and not grad_mode.is_inference_mode_enabled()):  # is bumped, after autograd's)
+    if (target._version_counter is grad_mode.INFERENCE
+            and not grad_mode.is_inference_mode_enabled()):
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
@@ -73,19 +99,6 @@ def _mark_made_in_no_grad(view, source):
     view._made_in_no_grad = True
     if source._made_in_inference_mode or grad_mode.is_inference_mode_enabled():
         view._made_in_inference_mode = True
-
-
-def _check_autograd_allows_inplace(target, others):
-    if target._grad_fn is None and target._requires_grad and target._base is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    rule = _rule_against_inplace(target)
-    if rule is not None and _will_record(target, others):
-        raise RuntimeError(view_rebase_error(target, "is being", rule))
-    base = target._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
 
 
 def _will_record(target, others):
