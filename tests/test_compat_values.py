@@ -36,3 +36,25 @@ def test_relu_gradient_at_the_arange_point_near_zero():
         return x.grad.numpy()
     np.testing.assert_array_equal(relu_grad(teachgrad), relu_grad(torch))
     assert teachgrad.arange(-8.0, 8.0, 0.1)[80].item() == 2.0 ** -51
+
+
+def test_gradgradcheck_draws_grad_outputs_from_the_global_generator_as_torch():
+    """The random numbers drawn after a gradgradcheck are torch's: it drew the same."""
+    def after_check(t):
+        t.manual_seed(0)
+        x = t.randn(3, 2, dtype=t.float64, requires_grad=True)
+        w = t.randn(2, dtype=t.float64, requires_grad=True)
+        results = [t.autograd.gradgradcheck(lambda a, b: (a * b).sin().sum(1), (x, w))]
+        drawn = t.rand(4).tolist()
+        results.append(t.autograd.gradgradcheck(lambda a: (a.exp(), a.pow(3)), (x,)))
+        return results, drawn, t.randn(3).tolist()
+    assert after_check(teachgrad) == after_check(torch)
+
+
+def test_gradgradcheck_with_given_grad_outputs_draws_nothing():
+    def after_check(t):
+        t.manual_seed(1)
+        x = t.randn(2, dtype=t.float64, requires_grad=True)
+        ok = t.autograd.gradgradcheck(lambda a: a.pow(3), (x,), (t.ones(2, dtype=t.float64),))
+        return ok, t.rand(2).tolist()
+    assert after_check(teachgrad) == after_check(torch)

@@ -79,23 +79,33 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   raise_exception=True, **_ignored):
     """gradcheck of the first derivative: are the second derivatives (backward of backward,
-    built with create_graph) right? ``grad_outputs`` default to random values (any will do)."""
-    from teachgrad import creation, random
+    built with create_graph) right? ``grad_outputs`` default to random values in [-1, 1),
+    drawn from the global generator as PyTorch draws them (``torch.testing.make_tensor``),
+    so the random numbers after a gradgradcheck are PyTorch's too."""
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
-    outputs = func(*inputs)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
     if grad_outputs is None:
-        generator = random.Generator().manual_seed(0)       # leaves the global seed alone
-        grad_outputs = tuple(creation.randn(*o.shape, generator=generator, dtype=o.dtype,
-                                            requires_grad=True) for o in outputs)
+        grad_outputs = tuple(_random_grad_output(o) for o in _differentiable(func(*inputs)))
     grad_outputs = grad_outputs if isinstance(grad_outputs, tuple) else (grad_outputs,)
     count = len(inputs)
 
     def first_derivative(*args):
         xs, vs = args[:count], args[count:]
         needing = [x for x in xs if getattr(x, "requires_grad", False)]
-        grads = functional.grad(func(*xs), needing, vs, create_graph=True, allow_unused=True)
+        grads = functional.grad(_differentiable(func(*xs)), needing, vs, create_graph=True,
+                                allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivative, inputs + tuple(grad_outputs), eps=eps, atol=atol,
                      rtol=rtol, raise_exception=raise_exception)
+
+
+def _differentiable(outputs):
+    """The outputs that require grad (gradgradcheck differentiates those)."""
+    return [o for o in (outputs if isinstance(outputs, tuple) else (outputs,)) if o.requires_grad]
+
+
+def _random_grad_output(output):
+    """Uniform in [-1, 1), output's shape (float64 for a non-float output), requiring grad."""
+    from teachgrad import creation, dtypes
+    dtype = output.dtype if output.dtype.is_floating_point else dtypes.float64
+    return creation.empty(*output.shape, dtype=dtype).uniform_(-1, 1).requires_grad_()
