@@ -7,6 +7,8 @@ that folder, so `import yourgrad` finds the copy beside the notebooks. With the 
 build line is ✔ and the student's graph is drawn exactly as teachgrad's; with the stubs every
 line says "not attempted yet", the graph's frame says which stub stopped it, and no cell fails.
 """
+import ast
+import re
 import shutil
 from pathlib import Path
 
@@ -84,6 +86,41 @@ def with_the_reference(tmp_path_factory):
 @pytest.fixture(scope="module")
 def with_the_stubs(tmp_path_factory):
     return run_build_sections(tmp_path_factory.mktemp("exercises"), EXERCISES / "yourgrad")
+
+
+def functions_to_write(package):
+    """{chapter: {(file name, innermost function's qualified name)}} of the package's blocks."""
+    found = {}
+    for path in sorted(package.glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        functions = []                          # (first line, last line, qualified name)
+        todo = [(node, "") for node in ast.parse(source).body]
+        while todo:
+            node, prefix = todo.pop()
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                if isinstance(node, ast.FunctionDef):
+                    functions.append((node.lineno, node.end_lineno, prefix + node.name))
+                todo += [(child, prefix + node.name + ".") for child in node.body]
+        for number, line in enumerate(source.splitlines(), start=1):
+            marker = re.search(r"### BEGIN SOLUTION chapter (\d\d):", line)
+            if marker:
+                inner = min((f for f in functions if f[0] <= number <= f[1]),
+                            key=lambda f: f[1] - f[0])
+                found.setdefault(marker.group(1), set()).add((path.name, inner[2]))
+    return found
+
+
+def test_each_build_it_section_names_the_functions_to_write():
+    """The list in a section's first cell follows the package: each file with a block of the
+    chapter, and each function holding one (an operation's backward by its class name)."""
+    to_write = functions_to_write(ROOT / "solutions" / "yourgrad")
+    for chapter, section in CHAPTERS.items():
+        intro = section[1].source
+        listed = dict(re.findall(r"^- `yourgrad/(\w+\.py)`: (.*)$", intro, re.MULTILINE))
+        assert set(listed) == {name for name, _ in to_write[chapter]}, chapter
+        for name, function in to_write[chapter]:
+            shown = function.removesuffix(".backward") if name == "ops.py" else function
+            assert f"`{shown}`" in listed[name], (chapter, name, function)
 
 
 def test_chapters_01_to_05_have_a_build_it_section():
