@@ -208,19 +208,37 @@ def logspace(start, end, steps, base=10.0, dtype=None, requires_grad=False, devi
     ``end``, computed as PyTorch's CPU code does so that the last bits agree: the step is
     the difference of the ends in the result's dtype, divided in float64; each exponent,
     in float64, counts up from ``start`` in the first half and down from ``end`` in the
-    second; each power is rounded once to the result's dtype."""
+    second; each power is rounded once to the result's dtype. The powers are the C library's
+    ``pow``, one number at a time, as PyTorch's ``std::pow``: numpy's vectorised power gives
+    other last bits on a CPU with AVX-512."""
     devices.check(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     out_dtype = np.dtype(_numpy_dtype(dtype))
     if steps == 1:
-        return _leaf(np.power(float(base), [float(start)]).astype(out_dtype), requires_grad)
+        return _leaf(_powers(base, [float(start)]).astype(out_dtype), requires_grad)
     first, last = out_dtype.type(start), out_dtype.type(end)
     step = float(last - first) / (steps - 1)
     index = np.arange(steps)
     exponents = np.where(index < steps // 2, float(first) + step * index,
                          float(last) - step * (steps - 1 - index))
-    return _leaf(np.power(float(base), exponents).astype(out_dtype), requires_grad)
+    return _leaf(_powers(base, exponents).astype(out_dtype), requires_grad)
+
+
+def _powers(base, exponents):
+    """``base ** e`` for each exponent, in float64, by the C library's pow (no SIMD)."""
+    return np.array([_c_pow(float(base), float(e)) for e in exponents], dtype=np.float64)
+
+
+def _c_pow(base, exponent):
+    """C's ``pow``: ``math.pow``, with C's infinities and nans where Python raises instead."""
+    try:
+        return math.pow(base, exponent)
+    except (OverflowError, ValueError):      # too large, 0 to a negative power, (-2) ** 0.5
+        if base < 0 and exponent != int(exponent):
+            return math.nan
+        odd = exponent % 2 == 1
+        return math.copysign(math.inf, base) if odd else math.inf
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):

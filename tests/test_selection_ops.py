@@ -520,6 +520,10 @@ LOGSPACES = {
     "integers": lambda tg: [tg.logspace(0, 3, 4, dtype=tg.int64), tg.logspace(1, 5, 7, 3, dtype=tg.int64),
                             tg.logspace(-2, 2, 5, 2, dtype=tg.int64)],
     "requires_grad": lambda tg: tg.logspace(0, 1, 4, requires_grad=True),
+    # C's pow where Python's raises: overflow, 0 to negative powers, negative bases
+    "c_pow_edges": lambda tg: [tg.logspace(*args, dtype=tg.float64) for args in
+                               [(0, 400, 3), (0, 401, 2, -2.0), (0, 1, 3, -2.0), (-3, 1, 5, -0.0),
+                                (0, -1500, 4, 0.5), (0, 1501, 2, -0.5)]],
 }
 
 
