@@ -54,9 +54,7 @@ def object_key(obj):
     if isinstance(obj, Tensor):
         return tensor_key(obj)
     if isinstance(obj, Module):
-        return tuple((type(m).__name__, m.training, bool(m._forward_hooks),
-                      bool(m._forward_pre_hooks)) for m in obj.modules()) + tuple(
-            tensor_key(p) for p in obj.parameters())
+        return module_key(obj)
     if isinstance(obj, Optimizer):
         groups = tuple(tuple((k, v) for k, v in group.items()
                              if k != "params" and isinstance(v, SCALARS))
@@ -70,6 +68,15 @@ def object_key(obj):
     if isinstance(obj, (list, tuple)) and len(obj) <= 16:
         return tuple(object_key(item) for item in obj)
     return type(obj).__name__
+
+
+def module_key(module):
+    """A module's layers (their type, ``training``, hooks) and parameters, walked once."""
+    key = [type(module).__name__, module.training, bool(module._forward_hooks),
+           bool(module._forward_pre_hooks)]
+    key += [None if p is None else tensor_key(p) for p in module._parameters.values()]
+    key += [None if m is None else module_key(m) for m in module._modules.values()]
+    return tuple(key)
 
 
 def guard_key(found):
