@@ -1,7 +1,10 @@
 """The course's one colour scheme, and the legend that explains it.
 
-Every role has its own fill *and* its own shape or line style, and the fills
-have clearly different grey levels (given in the comments), so a drawing still
+The colours are tints of the Okabe–Ito palette, which readers with any common form of colour
+blindness can tell apart. Colour is never the only sign: every role also has its own shape,
+border or line style (a bold border for the root, diagonal corners for a stale saved tensor,
+a double border for AccumulateGrad, dashes for what needs no grad, dots for what is freed),
+and the fills have clearly different grey levels (given in the comments), so a drawing still
 reads when printed in black and white.
 """
 
@@ -10,15 +13,16 @@ INK = "#252525"          # lines and text
 MUTED = "#969696"        # what has not happened yet, or is gone
 WHITE = "#ffffff"
 
-LEAF = "#9ecae1"         # light blue, grey 75%: leaves, and where they receive their gradient
-ROOT = "#e76f51"         # orange, grey 56%: the root, where backward starts
-OPERATION = "#fff2a8"    # yellow, grey 93%: forward operations (ellipses)
+LEAF = "#a6d9f7"         # sky blue tint, grey 81%: leaves, and where they receive their gradient
+ROOT = "#e69f00"         # orange, grey 64%: the root, where backward starts (bold border)
+OPERATION = "#f7f0a0"    # yellow tint, grey 92%: forward operations (ellipses)
 BACKWARD = "#d9d9d9"     # light grey, grey 85%: backward nodes (grad_fn boxes)
 SAVED = "#fff7e6"        # cream, grey 97%: saved tensors (note shape)
-STALE = "#e34a33"        # red, grey 45%: saved tensor changed in place since
+STALE = "#cc79a7"        # reddish purple, grey 57%: saved tensor changed in place since
+                         # (bold border and diagonal corners as well)
 FREED = "#f0f0f0"        # pale grey, dotted outline, grey text: freed saved tensor
-ALERT = "#b2182b"        # dark red outline: the node an error or a step is about
-RUNNING = "#08519c"      # dark blue outline: the node running in this step
+ALERT = "#d55e00"        # vermilion outline: the node an error or a step is about
+RUNNING = "#0072b2"      # blue outline: the node running in this step
 
 GRAPH = {"fontname": FONT, "fontsize": "12", "nodesep": "0.3", "ranksep": "0.35"}
 NODE = {"fontname": FONT, "fontsize": "11", "color": INK, "height": "0.3", "margin": "0.1,0.04"}
@@ -50,7 +54,8 @@ NODE_ROLES = {
                 "the in-place operation that changed it (the tensor's grad_fn now)"),
     "saved": ({"shape": "note", "style": "filled", "fillcolor": SAVED},
               "saved tensor, with the version it was saved at"),
-    "stale": ({"shape": "note", "style": "filled,bold", "fillcolor": STALE, "color": ALERT},
+    "stale": ({"shape": "note", "style": "filled,bold,diagonals", "fillcolor": STALE,
+               "color": ALERT},
               "saved tensor changed in place since: backward fails"),
     "freed": ({"shape": "note", "style": "filled,dotted", "fillcolor": FREED,
                "fontcolor": MUTED}, "saved tensor freed by backward"),
