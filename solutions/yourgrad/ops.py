@@ -9,14 +9,15 @@ operators and methods are attached, in one place.
 """
 import numpy as np
 
-from . import grad_mode, graph, tensor
+from . import grad_mode, graph, tensor, tracer
 
 
 def apply(node_class, *inputs, **params):
     """Run one operation at once on numpy and, if some input requires grad, record it.
 
     Numbers among the inputs become tensors of the first tensor's dtype. The result shares
-    the version counter of its input when the operation returns a view (chapter 05)."""
+    the version counter of its input when the operation returns a view (chapter 05), and a
+    trace being recorded hears of the operation (chapter 10)."""
     first = next(x for x in inputs if isinstance(x, tensor.Tensor))
     tensors = [as_tensor(x, first) for x in inputs]
     node = node_class(**params)
@@ -30,6 +31,8 @@ def apply(node_class, *inputs, **params):
     if grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
         graph.record(node, tensors, output)
         node.save_for_backward(tensors, output)
+    if tracer.recording is not None:
+        tracer.recording.record(node_class, tensors, params, output)
     return output
 
 

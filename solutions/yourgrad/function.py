@@ -1,0 +1,126 @@
+"""Chapter 08 — your own differentiable operation: Function, its context, and gradcheck.
+
+    class MyExp(Function):
+        @staticmethod
+        def forward(ctx, x):             # runs with recording off
+            result = x.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):  # one gradient per forward input (None for a number)
+            result, = ctx.saved_tensors
+            return grad_output * result
+
+`MyExp.apply(x)` records one node, named as PyTorch names it (`MyExpBackward`); that node is
+also the `ctx` both methods receive.
+"""
+import numpy as np
+
+from . import autograd, grad_mode, graph, tensor
+
+
+class BackwardFunction(graph.Node):
+    """The node of a Function's call, and its ctx. Subclassed once per Function: MyExpBackward."""
+    function = None
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors for backward, version-checked like any saved tensor (chapter 05).
+        Anything else raises PyTorch's TypeError "save_for_backward can only save variables,
+        but argument 1 is of type float"."""
+        ### BEGIN SOLUTION chapter 08: refuse non-tensors; save each tensor under its position
+        for i, t in enumerate(tensors):
+            if not isinstance(t, tensor.Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
+        self.save(**{f"tensor_{i}": t for i, t in enumerate(tensors)})
+        self.saved_count = len(tensors)
+        ### END SOLUTION
+
+    @property
+    def saved_tensors(self):
+        return tuple(getattr(self, f"_saved_tensor_{i}") for i in range(self.saved_count))
+
+    def backward(self, grad):
+        """The Function's backward, with one gradient per forward input; keep those of the
+        tensor inputs. A wrong count raises PyTorch's RuntimeError "function MyExpBackward
+        returned an incorrect number of gradients (expected 2, got 1)"."""
+        ### BEGIN SOLUTION chapter 08: call function.backward(self, grad) and check the count
+        grads = self.function.backward(self, grad)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        if len(grads) != len(self.is_tensor):
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                               f"gradients (expected {len(self.is_tensor)}, got {len(grads)})")
+        return [g for g, is_tensor in zip(grads, self.is_tensor) if is_tensor]
+        ### END SOLUTION
+
+
+class Function:
+    """Subclass it with static `forward(ctx, ...)` and `backward(ctx, grad)`; call `apply`."""
+
+    def __init_subclass__(cls):
+        cls.node_class = type(f"{cls.__name__}Backward", (BackwardFunction,), {"function": cls})
+
+    @classmethod
+    def apply(cls, *args):
+        """Run forward with recording off on a fresh node (the ctx). If a tensor argument
+        requires grad (and grad mode is on), record the node: its edges are the tensor
+        arguments' (graph.record), ctx.needs_input_grad has one flag per argument."""
+        ctx = cls.node_class()
+        ctx.is_tensor = [isinstance(a, tensor.Tensor) for a in args]
+        ctx.needs_input_grad = tuple(isinstance(a, tensor.Tensor) and a.requires_grad
+                                     for a in args)
+        ### BEGIN SOLUTION chapter 08: run forward under no_grad, then record ctx if needed
+        with grad_mode.no_grad():
+            output = cls.forward(ctx, *args)
+        if grad_mode.is_grad_enabled() and any(ctx.needs_input_grad):
+            flags = ctx.needs_input_grad
+            graph.record(ctx, [a for a in args if isinstance(a, tensor.Tensor)], output)
+            ctx.needs_input_grad = flags
+        return output
+        ### END SOLUTION
+
+
+class GradcheckError(RuntimeError):
+    """What gradcheck raises when backward disagrees with the central differences."""
+
+
+def gradcheck(function, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """Compare `function`'s backward with central differences, PyTorch's way and tolerances.
+
+    For each input that requires grad (float64 for the differences to mean something) and each
+    of its elements: the numerical column (f(x + eps) - f(x - eps)) / (2 eps) of the Jacobian
+    against the analytical one, row by row from `autograd.grad` with one-hot grad_outputs.
+    A mismatch raises GradcheckError("Jacobian mismatch for output 0 with respect to input
+    {i},\\nnumerical:{...}\\nanalytical:{...}\\n") — or returns False without raise_exception."""
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    ### BEGIN SOLUTION chapter 08: build both Jacobians for each input and compare them
+    output = function(*inputs)
+    for i, x in enumerate(inputs):
+        if not (isinstance(x, tensor.Tensor) and x.requires_grad):
+            continue
+        numerical = np.zeros((x.numel(), output.numel()))
+        for k in range(x.numel()):
+            original = x.array.flat[k]
+            values = []
+            for shifted in (original + eps, original - eps):
+                x.array.flat[k] = shifted
+                with grad_mode.no_grad():
+                    values.append(function(*inputs).array.ravel())
+            x.array.flat[k] = original
+            numerical[k] = (values[0] - values[1]) / (2 * eps)
+        analytical = np.zeros_like(numerical)
+        for j in range(output.numel()):
+            one_hot = np.zeros(output.numel(), output.dtype)
+            one_hot[j] = 1
+            row, = autograd.grad(output, x, tensor.Tensor(one_hot.reshape(output.shape)),
+                        retain_graph=True, allow_unused=True)
+            analytical[:, j] = 0 if row is None else row.array.ravel()
+        if not np.allclose(analytical, numerical, rtol, atol):
+            if not raise_exception:
+                return False
+            raise GradcheckError(
+                f"Jacobian mismatch for output 0 with respect to input {i},\n"
+                f"numerical:{tensor.Tensor(numerical)!r}\nanalytical:{tensor.Tensor(analytical)!r}\n")
+    return True
+    ### END SOLUTION
