@@ -5,7 +5,8 @@ import pytest
 
 from test_yourgrad import block, broken_copy, line_of, run_quietly
 
-RERUN_INSTEAD_OF_REPLAY = '''        inputs = [type(x)(x.array, requires_grad=True) for x in inputs]
+RERUN_INSTEAD_OF_REPLAY = '''\
+        inputs = [type(x)(x.array, requires_grad=True) for x in inputs]
         output = self.function(*inputs)
         output.backward()
         return output.detach(), [x.grad for x in inputs]

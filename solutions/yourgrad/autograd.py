@@ -20,7 +20,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     An input that needs no grad raises PyTorch's "One of the differentiated Tensors does not
     require grad"; one the outputs do not depend on raises "The differentiated Tensor at index
     1 appears to not have been used in the graph. Set allow_unused=True if this is the
-    desired behavior.", or gives None with `allow_unused=True`. `retain_graph` defaults to `create_graph`, as in backward."""
+    desired behavior.", or gives None with `allow_unused=True`. `retain_graph` defaults to
+    `create_graph`, as in backward."""
     outputs, inputs = as_list(outputs), as_list(inputs)
     grad_outputs = [None] * len(outputs) if grad_outputs is None else as_list(grad_outputs)
     ### BEGIN SOLUTION chapter 06: run the engine capturing the gradients at the inputs' nodes

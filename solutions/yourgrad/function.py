@@ -86,41 +86,54 @@ class GradcheckError(RuntimeError):
 
 
 def gradcheck(function, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
-    """Compare `function`'s backward with central differences, PyTorch's way and tolerances.
+    """Compare `function`'s backward with central differences, with PyTorch's tolerances.
 
-    For each input that requires grad (float64 for the differences to mean something) and each
-    of its elements: the numerical column (f(x + eps) - f(x - eps)) / (2 eps) of the Jacobian
-    against the analytical one, row by row from `autograd.grad` with one-hot grad_outputs.
-    A mismatch raises GradcheckError("Jacobian mismatch for output 0 with respect to input
-    {i},\\nnumerical:{...}\\nanalytical:{...}\\n") — or returns False without raise_exception."""
+    For each input that requires grad (float64, for the differences to mean something): a
+    mismatch raises GradcheckError("Jacobian mismatch for output 0 with respect to input
+    {i},\nnumerical:...\nanalytical:...") — or returns False without raise_exception."""
     inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-    ### BEGIN SOLUTION chapter 08: build both Jacobians for each input and compare them
     output = function(*inputs)
     for i, x in enumerate(inputs):
-        if not (isinstance(x, tensor.Tensor) and x.requires_grad):
-            continue
-        numerical = np.zeros((x.numel(), output.numel()))
+        if isinstance(x, tensor.Tensor) and x.requires_grad:
+            numerical = numerical_jacobian(function, inputs, x, eps)
+            analytical = analytical_jacobian(output, x)
+            if not np.allclose(analytical, numerical, rtol, atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {i},"
+                                     f"\nnumerical:{tensor.Tensor(numerical)!r}\n"
+                                     f"analytical:{tensor.Tensor(analytical)!r}\n")
+    return True
+
+
+def numerical_jacobian(function, inputs, x, eps):
+    """Row k: (f(x + eps) - f(x - eps)) / (2 eps), moving element k of x only (in place in
+    x.array, put back afterwards), the output flattened; computed with recording off."""
+    ### BEGIN SOLUTION chapter 08: central differences, one element of x at a time
+    rows = []
+    with grad_mode.no_grad():
         for k in range(x.numel()):
             original = x.array.flat[k]
-            values = []
-            for shifted in (original + eps, original - eps):
-                x.array.flat[k] = shifted
-                with grad_mode.no_grad():
-                    values.append(function(*inputs).array.ravel())
+            x.array.flat[k] = original + eps
+            above = function(*inputs).array.ravel()
+            x.array.flat[k] = original - eps
+            below = function(*inputs).array.ravel()
             x.array.flat[k] = original
-            numerical[k] = (values[0] - values[1]) / (2 * eps)
-        analytical = np.zeros_like(numerical)
-        for j in range(output.numel()):
-            one_hot = np.zeros(output.numel(), output.dtype)
-            one_hot[j] = 1
-            row, = autograd.grad(output, x, tensor.Tensor(one_hot.reshape(output.shape)),
-                        retain_graph=True, allow_unused=True)
-            analytical[:, j] = 0 if row is None else row.array.ravel()
-        if not np.allclose(analytical, numerical, rtol, atol):
-            if not raise_exception:
-                return False
-            raise GradcheckError(
-                f"Jacobian mismatch for output 0 with respect to input {i},\n"
-                f"numerical:{tensor.Tensor(numerical)!r}\nanalytical:{tensor.Tensor(analytical)!r}\n")
-    return True
+            rows.append((above - below) / (2 * eps))
+    return np.array(rows)
+    ### END SOLUTION
+
+
+def analytical_jacobian(output, x):
+    """Column j: x's gradient of output element j, from backward: autograd.grad with a one-hot
+    grad_outputs (retain_graph=True, allow_unused=True: None counts as zeros)."""
+    ### BEGIN SOLUTION chapter 08: one grad() call per output element, with a one-hot gradient
+    columns = []
+    for j in range(output.numel()):
+        one_hot = np.zeros(output.numel(), output.dtype)
+        one_hot[j] = 1
+        column, = autograd.grad(output, x, tensor.Tensor(one_hot.reshape(output.shape)),
+                                retain_graph=True, allow_unused=True)
+        columns.append(np.zeros(x.numel()) if column is None else column.array.ravel())
+    return np.array(columns).T
     ### END SOLUTION

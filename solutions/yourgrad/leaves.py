@@ -35,7 +35,7 @@ def set_requires_grad(t, flag):
     can require gradients" for an integer tensor, and "you can only change requires_grad flags
     of leaf variables." for a non-leaf (followed, when flag is False, by PyTorch's advice to
     use var.detach())."""
-    ### BEGIN SOLUTION chapter 04: refuse integers and non-leaves as PyTorch does, else set the flag
+    ### BEGIN SOLUTION chapter 04: refuse non-leaves and integers as PyTorch does; set the flag
     if not t.is_leaf:
         detach_hint = "" if flag else (
             " If you want to use a computed variable in a subgraph that doesn't require "

@@ -82,19 +82,11 @@ class ReLU(Module):
         return x.relu()
 
 
-class Tanh(Module):
-    def forward(self, x):
-        return x.tanh()
-
-
 class Sequential(Module):
     def __init__(self, *modules):
         super().__init__()
         for i, module in enumerate(modules):
             setattr(self, str(i), module)
-
-    def __getitem__(self, i):
-        return getattr(self, str(i))
 
     def forward(self, x):
         for module in vars(self).values():

@@ -1,4 +1,4 @@
-"""Chapters 01–03 — the operations: each is a graph node with a numpy `forward` and a `backward`.
+"""Chapters 01–03 — the operations: graph nodes with a numpy `forward` and a `backward`.
 
 `forward` computes on numpy arrays (chapter 01). `saves` says what the formula needs, kept only
 when an input that needs it requires grad, as PyTorch does (chapter 02). `backward` takes the
@@ -207,16 +207,14 @@ class SumBackward0(SumBackward1):
     """x.sum(): the same, over all dims (dim=None)."""
 
 
-class MeanBackward1(Op):
+class MeanBackward1(SumBackward1):
     def forward(self, a):
         return a.mean(axis=self.params["dim"], keepdims=self.params["keepdim"])
 
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: like sum's, divided by the number of averaged elements
-        shape, dim = self.input_shapes[0], self.params["dim"]
-        count = int(np.prod([shape[d] for d in (range(len(shape)) if dim is None else
-                                                 np.atleast_1d(dim))]))
-        return (expand(unsqueeze_reduced(grad, self), shape) / count,)
+        ### BEGIN SOLUTION chapter 03: sum's gradient over the number of elements each mean took
+        count = int(np.prod(self.input_shapes[0])) // grad.numel()
+        return (super().backward(grad)[0] / count,)
         ### END SOLUTION
 
 

@@ -72,7 +72,7 @@ class Tensor:
     def __repr__(self):
         """PyTorch's text: tensor([1., 2.]) with 4 decimals when needed, then the flags
         PyTorch adds (a dtype other than float32/int64, grad_fn=<Name>, requires_grad=True)."""
-        ### BEGIN SOLUTION chapter 01: print like PyTorch, e.g. tensor([2., 4.], grad_fn=<MulBackward0>)
+        ### BEGIN SOLUTION chapter 01: print as PyTorch: tensor([2., 4.], grad_fn=<MulBackward0>)
         whole = self.dtype.kind != "f" or bool((self.array == self.array.round()).all())
         body = np.array2string(self.array, separator=", ", prefix="tensor(", precision=4,
                                floatmode="maxprec_equal" if whole else "fixed")

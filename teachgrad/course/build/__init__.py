@@ -7,8 +7,8 @@ runs the checks of chapters 01, 02 and 03 against the ``yourgrad`` package besid
 and prints one line a check::
 
     ✔ 03 backward through the lecture's four-weight graph
-    ✘ 03 gradients of broadcast inputs: value of b.grad differs (shape (2, 3), expected (3,)) — hint: ...
-    … 03 a 100,000-deep chain: not attempted yet (chapter 03: walk the graph with a to-do list ...)
+    ✘ 03 gradients of broadcast inputs ...: b.grad: shape (2, 3) differs from teachgrad's — hint: …
+    … 03 a 100,000-deep chain runs backward: not attempted yet (chapter 03: walk the graph ...)
 
 Each check is one of the lecture's own examples, written once as a function of the module
 (``torch``): it runs on teachgrad and on the student's package, and what both saw — values,

@@ -107,7 +107,8 @@ def names(torch):
                "x.sigmoid()": x.sigmoid(), "x.tanh()": x.tanh(), "x.relu()": x.relu(),
                "x.sum()": x.sum(), "M.sum(0)": M.sum(0), "x.mean()": x.mean(),
                "M.mean(1)": M.mean(1), "x[1:]": x[1:], "x[0]": x[0], "x.view(3, 1)": x.view(3, 1),
-               "M.reshape(9)": M.reshape(9), "M.t()": M.t(), "M.transpose(0, 1)": M.transpose(0, 1)}
+               "M.reshape(9)": M.reshape(9), "M.t()": M.t(),
+               "M.transpose(0, 1)": M.transpose(0, 1)}
     return {f"{text} node": name(out.grad_fn) for text, out in outputs.items()}
 
 

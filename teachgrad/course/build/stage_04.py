@@ -72,7 +72,7 @@ def hooks_observe(torch):
 
 
 @check("a hook that returns a tensor replaces the gradient; handle.remove() takes it out",
-       "what a hook returns (if not None) goes on instead of the gradient — down the graph for a "
+       "what a hook returns (if not None) goes on instead of the gradient: down the graph for a "
        "non-leaf, into .grad for a leaf")
 def hooks_replace(torch):
     t = make_example(torch)

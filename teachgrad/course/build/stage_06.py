@@ -86,7 +86,8 @@ def tanh_derivatives(torch):
     (d1,) = torch.autograd.grad((xs ** 3).sum(), xs, create_graph=True)
     (d2,) = torch.autograd.grad(d1.sum(), xs, create_graph=True)
     (d3,) = torch.autograd.grad(d2.sum(), xs)
-    return {"tanh'": g1, "tanh''": g2, "tanh'''": g3, "g1.requires_grad": g1.requires_grad, "g3.requires_grad": g3.requires_grad,
+    return {"tanh'": g1, "tanh''": g2, "tanh'''": g3, "g1.requires_grad": g1.requires_grad,
+            "g3.requires_grad": g3.requires_grad,
             "x**3 first": d1, "second": d2, "third": d3}
 
 
