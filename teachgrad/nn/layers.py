@@ -502,6 +502,7 @@ class _BatchNorm(Module):
     statistics a plain average over all batches seen.
     """
     expected_dims = ()
+    _version = 2        # num_batches_tracked came with version 2
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, bias=True, device=None, dtype=None):

@@ -32,6 +32,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 class Module:
     """Subclass it, create the layers in ``__init__`` (after ``super().__init__()``)
     and say in ``forward`` how they are applied; call the module, not ``forward``."""
+    _version = 1        # of the state_dict format; saved in state_dict()._metadata
 
     def __init__(self):
         # object.__setattr__: our __setattr__ below needs these dicts to exist already
@@ -357,6 +358,9 @@ class Module:
         """Parameters and persistent buffers by dotted name, e.g. ``"0.weight"``, detached
         (they share memory with the model). A module used twice appears under both names."""
         destination = OrderedDict() if destination is None else destination
+        if not hasattr(destination, "_metadata"):
+            destination._metadata = OrderedDict()       # each module's version, as PyTorch
+        destination._metadata[prefix[:-1]] = {"version": self._version}
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -375,7 +379,8 @@ class Module:
         has been copied.
         """
         own = self.state_dict(keep_vars=True)
-        missing = [key for key in own if key not in state_dict]
+        missing = [key for key in own if key not in state_dict
+                   and not _filled_by_default(key, state_dict)]
         unexpected = [key for key in state_dict if key not in own]
         errors = []
         if strict:
@@ -417,6 +422,17 @@ class Module:
         elif lines:
             body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{self._get_name()}({body})"
+
+
+def _filled_by_default(key, state_dict):
+    """A batch norm's ``num_batches_tracked`` is not missing from a state dict that does not
+    say its module's version is 2 or more (older PyTorch had no such buffer): the
+    module keeps its own count, as in PyTorch."""
+    prefix, _, name = key.rpartition(".")
+    if name != "num_batches_tracked":
+        return False
+    version = getattr(state_dict, "_metadata", {}).get(prefix, {}).get("version")
+    return version is None or version < 2
 
 
 def zero_grads(parameters, set_to_none=True):
