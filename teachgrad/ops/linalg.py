@@ -80,12 +80,12 @@ class AddmmBackward0(Operation):
         if not (alpha.__class__ is int and beta.__class__ is int and alpha == beta == 1):
             self._saved_alpha, self._saved_beta = alpha, beta
         self._saved_mat1_sym_sizes, self._saved_mat2_sym_sizes = shared(a.shape), shared(b.shape)
+        if self.needs_input_grad[2]:         # saved in PyTorch's order: mat1, then mat2
+            self.save("mat1")
+            self._saved_mat2_sym_strides = element_strides(b)
         if self.needs_input_grad[1]:
             self.save("mat2")
             self._saved_mat1_sym_strides = element_strides(a)
-        if self.needs_input_grad[2]:
-            self.save("mat1")
-            self._saved_mat2_sym_strides = element_strides(b)
         out = quiet_numpy.run(np.matmul, a, b)
         if alpha == 1 and beta == 1:
             quiet_numpy.run(np.add, out, bias, out=out)     # into the fresh product: no new array
