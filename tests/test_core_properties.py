@@ -17,7 +17,7 @@ The *wide* programs (issue 16) add what those rarely reach: results laid out in 
 Exploring: ``TEACHGRAD_EXPLORE=1`` draws new programs, 300 a test; ``TEACHGRAD_EXPLORE=N`` (N > 1)
 draws N a test.  With ``TEACHGRAD_EXPLORE_LOG=path`` as well, a program that parts from torch
 does not stop the run: it is written to ``path`` (one JSON line each, with the difference) and
-every program run is counted in ``path.count``, so one run tells how many of how many parted.
+every program run to ``path.count`` (one line each), so one run tells how many of how many parted.
 """
 import json
 import os
@@ -421,7 +421,7 @@ def check_program(program):
         _compare_with_torch(program)
         return
     with open(EXPLORE_LOG + ".count", "a") as count:
-        count.write("1\n")
+        count.write(json.dumps(program) + "\n")
     try:
         _compare_with_torch(program)
     except AssertionError as difference:
