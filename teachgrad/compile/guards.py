@@ -15,6 +15,7 @@ from teachgrad.tensor import Tensor
 
 DEPTH = 3           # how far into functions' closures the walk goes
 SCALARS = (bool, int, float, str, type(None))
+WATCHED = (Module, Optimizer, Tensor, *SCALARS)
 
 
 def reachable(fn, args, kwargs):
@@ -37,36 +38,30 @@ def _walk_function(fn, found, depth):
         found.append((name, value))
         if isinstance(value, types.FunctionType):
             _walk_function(value, found, depth - 1)
-    for name in code.co_names:
-        value = fn.__globals__.get(name)
-        if isinstance(value, (Module, Optimizer, Tensor, *SCALARS)):
-            found.append((name, value))
+    for name in code.co_names:              # (attribute names too: kept only if global)
+        if name in fn.__globals__ and isinstance(fn.__globals__[name], WATCHED):
+            found.append((name, fn.__globals__[name]))
 
 
 def tensor_key(tensor):
-    grad = tensor.__dict__.get("_grad")
-    return (tuple(tensor._data.shape), tensor._data.dtype, tensor.requires_grad, grad is None,
+    data = tensor._data
+    return (data.shape, data.dtype, tensor.requires_grad, tensor.__dict__.get("_grad") is None,
             bool(tensor._hooks))
 
 
 def object_key(obj):
-    """The part of an object's Python state that can change what the step does."""
+    """The part of an object's Python state that can change what the step does.
+    (Written with plain loops: it runs before every replay.)"""
     if isinstance(obj, Tensor):
         return tensor_key(obj)
     if isinstance(obj, Module):
         return module_key(obj)
     if isinstance(obj, Optimizer):
-        groups = tuple(tuple((k, v) for k, v in group.items()
-                             if k != "params" and isinstance(v, SCALARS))
-                       for group in obj.param_groups)
-        state = tuple(tuple(sorted((k, tensor_key(v) if isinstance(v, Tensor) else v)
-                                   for k, v in obj.state[p].items()))
-                      for group in obj.param_groups for p in group["params"] if p in obj.state)
-        return groups, state
+        return optimizer_key(obj)
     if isinstance(obj, SCALARS):
         return obj
     if isinstance(obj, (list, tuple)) and len(obj) <= 16:
-        return tuple(object_key(item) for item in obj)
+        return tuple(map(object_key, obj))
     return type(obj).__name__
 
 
@@ -74,13 +69,32 @@ def module_key(module):
     """A module's layers (their type, ``training``, hooks) and parameters, walked once."""
     key = [type(module).__name__, module.training, bool(module._forward_hooks),
            bool(module._forward_pre_hooks)]
-    key += [None if p is None else tensor_key(p) for p in module._parameters.values()]
-    key += [None if m is None else module_key(m) for m in module._modules.values()]
+    for param in module._parameters.values():
+        key.append(None if param is None else tensor_key(param))
+    for child in module._modules.values():
+        key.append(None if child is None else module_key(child))
+    return tuple(key)
+
+
+def optimizer_key(optimizer):
+    """Its groups' settings (lr, momentum, ...) and which state each parameter has."""
+    key = []
+    for group in optimizer.param_groups:
+        for name, value in group.items():
+            if name != "params" and isinstance(value, SCALARS):
+                key.append((name, value))
+        for param in group["params"]:
+            if param in optimizer.state:
+                for name, value in sorted(optimizer.state[param].items()):
+                    key.append((name, tensor_key(value) if isinstance(value, Tensor) else value))
     return tuple(key)
 
 
 def guard_key(found):
-    return tuple(object_key(obj) for _, obj in found)
+    key = []
+    for _, obj in found:
+        key.append(object_key(obj))
+    return tuple(key)
 
 
 def named_tensors(found):
