@@ -59,7 +59,6 @@ def as_tensor(value, like):
 
 
 class Op(graph.Node):
-    is_view = False         # the result may share the input's memory (and version counter)
     broadcasts = False      # two inputs that broadcast against each other
     saves = {}              # {saved name: (input index or "out", index of the input whose
                             #  gradient needs it, or None: always)}
