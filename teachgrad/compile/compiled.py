@@ -71,8 +71,10 @@ def _rebuild(returned, outputs):
 class CompiledFunction:
     """``step = teachgrad.compile(fn)``; ``step(...)`` as ``fn(...)``.
 
-    ``step.program``: the latest program; ``step.traces``: how many times it traced;
-    ``step.fallback_reason``: why it runs eagerly, if it does.
+    ``step.program``: the latest program; ``step.trace``: the same before the passes;
+    ``step.traces``: how many times it traced; ``step.eager_calls``: calls a failed check
+    ran eagerly; ``step.fallback_reason``: why it runs eagerly for good, if it does. (A call
+    with keyword arguments runs eagerly.)
     """
 
     def __init__(self, fn, passes=PASSES):
