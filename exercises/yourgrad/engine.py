@@ -16,14 +16,18 @@ from . import grad_mode, graph, leaves, tensor
 
 def backward(tensors, grad_tensors, retain_graph=None, create_graph=False):
     """tensor.backward(): the roots' gradients flow into the leaves' `.grad`."""
+    keep_graph = create_graph if retain_graph is None else retain_graph
+    run_backward(*roots_and_gradients(tensors, grad_tensors), keep_graph, create_graph)
+
+
+def roots_and_gradients(tensors, grad_tensors):
+    """The nodes backward starts from, and the gradient each starts with."""
     for i, t in enumerate(tensors):
         if not t.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
     roots = [t.grad_fn or leaves.accumulator(t) for t in tensors]
-    grads = [root_gradient(t, g) for t, g in zip(tensors, grad_tensors)]
-    keep_graph = create_graph if retain_graph is None else retain_graph
-    run_backward(roots, grads, keep_graph, create_graph)
+    return roots, [root_gradient(t, g) for t, g in zip(tensors, grad_tensors)]
 
 
 def root_gradient(output, gradient):

@@ -1,8 +1,12 @@
 """Chapter 07 — grad mode: a switch that says whether operations are recorded.
 
-`apply` (ops.py) records an operation only while grad mode is enabled; the engine turns it
-off during backward unless create_graph=True.
+`ops.apply` records an operation only while grad mode is on; the engine turns it off while it
+runs the backward formulas, unless create_graph=True. `set_grad_enabled(flag)`, `no_grad()`
+and `enable_grad()` set the switch for a `with` block or, as decorators, for each call of a
+function, and put it back afterwards — even when the block raises.
 """
+import functools
+
 _enabled = True
 
 
@@ -13,3 +17,36 @@ def is_grad_enabled():
 def set_enabled(flag):
     global _enabled
     _enabled = bool(flag)
+
+
+class set_grad_enabled:
+    """with set_grad_enabled(flag): ... and @set_grad_enabled(flag)."""
+
+    def __init__(self, mode):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        raise NotImplementedError("chapter 07: remember the current mode, then switch to self.mode")
+
+    def __exit__(self, *error):
+        raise NotImplementedError("chapter 07: put the mode back as it was before the block")
+
+    def __call__(self, function):
+        """Decorate `function`: each call runs inside a new set_grad_enabled(self.mode)."""
+        raise NotImplementedError("chapter 07: return a wrapper that runs function inside the switch")
+
+
+class no_grad(set_grad_enabled):
+    """with no_grad(): ..., @no_grad() and @no_grad (without parentheses)."""
+    mode = False
+
+    def __new__(cls, function=None):
+        switch = super().__new__(cls)
+        return switch if function is None else switch(function)
+
+    def __init__(self):
+        pass                                # the mode is the class's
+
+
+class enable_grad(no_grad):
+    mode = True

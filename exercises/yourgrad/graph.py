@@ -15,6 +15,7 @@ _sequence = itertools.count()
 
 class Node:
     """A step of the backward graph. Subclasses (in ops.py) give `forward` and `backward`."""
+    is_view = False                         # its result may share the input's memory (05)
 
     def __init__(self, **params):
         self.params = params                # non-tensor arguments: dim=, exponent=, key= ...

@@ -33,7 +33,7 @@ def set_requires_grad(t, flag):
     can require gradients" for an integer tensor, and "you can only change requires_grad flags
     of leaf variables." for a non-leaf (followed, when flag is False, by PyTorch's advice to
     use var.detach())."""
-    raise NotImplementedError("chapter 04: refuse integers and non-leaves as PyTorch does, else set the flag")
+    raise NotImplementedError("chapter 04: refuse non-leaves and integers as PyTorch does; set the flag")
 
 
 def retain_grad(t):

@@ -1,4 +1,4 @@
-"""Chapters 01–03 — the operations: each is a graph node with a numpy `forward` and a `backward`.
+"""Chapters 01–03 — the operations: graph nodes with a numpy `forward` and a `backward`.
 
 `forward` computes on numpy arrays (chapter 01). `saves` says what the formula needs, kept only
 when an input that needs it requires grad, as PyTorch does (chapter 02). `backward` takes the
@@ -9,14 +9,15 @@ operators and methods are attached, in one place.
 """
 import numpy as np
 
-from . import grad_mode, graph, tensor
+from . import grad_mode, graph, tensor, tracer
 
 
 def apply(node_class, *inputs, **params):
     """Run one operation at once on numpy and, if some input requires grad, record it.
 
     Numbers among the inputs become tensors of the first tensor's dtype. The result shares
-    the version counter of its input when the operation returns a view (chapter 05)."""
+    the version counter of its input when the operation returns a view (chapter 05), and a
+    trace being recorded hears of the operation (chapter 10)."""
     first = next(x for x in inputs if isinstance(x, tensor.Tensor))
     tensors = [as_tensor(x, first) for x in inputs]
     node = node_class(**params)
@@ -28,6 +29,8 @@ def apply(node_class, *inputs, **params):
     if grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
         graph.record(node, tensors, output)
         node.save_for_backward(tensors, output)
+    if tracer.recording is not None:
+        tracer.recording.record(node_class, tensors, params, output)
     return output
 
 
@@ -47,7 +50,6 @@ def as_tensor(value, like):
 
 
 class Op(graph.Node):
-    is_view = False         # the result may share the input's memory (and version counter)
     broadcasts = False      # two inputs that broadcast against each other
     saves = {}              # {saved name: (input index or "out", index of the input whose
                             #  gradient needs it, or None: always)}
@@ -164,12 +166,12 @@ class SumBackward0(SumBackward1):
     """x.sum(): the same, over all dims (dim=None)."""
 
 
-class MeanBackward1(Op):
+class MeanBackward1(SumBackward1):
     def forward(self, a):
         return a.mean(axis=self.params["dim"], keepdims=self.params["keepdim"])
 
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: like sum's, divided by the number of averaged elements")
+        raise NotImplementedError("chapter 03: sum's gradient over the number of elements each mean took")
 
 
 class MeanBackward0(MeanBackward1):

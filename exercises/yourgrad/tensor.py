@@ -64,7 +64,7 @@ class Tensor:
     def __repr__(self):
         """PyTorch's text: tensor([1., 2.]) with 4 decimals when needed, then the flags
         PyTorch adds (a dtype other than float32/int64, grad_fn=<Name>, requires_grad=True)."""
-        raise NotImplementedError("chapter 01: print like PyTorch, e.g. tensor([2., 4.], grad_fn=<MulBackward0>)")
+        raise NotImplementedError("chapter 01: print as PyTorch: tensor([2., 4.], grad_fn=<MulBackward0>)")
 
     # ------------------------------------------------------------------ operations
     # + - * / @, unary minus, indexing, exp, log, tanh, sigmoid, relu, clone and t() are

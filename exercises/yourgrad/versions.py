@@ -76,6 +76,9 @@ def in_place(t, node_class, value, **params):
       saves values that the change cannot touch.
     - The result is written into t.array, the counter is bumped, and if the operation was
       recorded, t takes its grad_fn (and requires grad)."""
+    if t.requires_grad and t.grad_fn is not None and t.grad_fn.is_view:
+        raise RuntimeError("yourgrad does not rebase the graph of a view's base (PyTorch "
+                           "does): change the base tensor in place instead of its view")
     raise NotImplementedError("chapter 05: refuse a leaf, apply the op to a snapshot, write, bump, rebase")
 
 

@@ -1,0 +1,19 @@
+"""Chapter 09 — optimizers: SGD with momentum, updating the parameters in place under no_grad."""
+from . import grad_mode
+
+
+class SGD:
+    """p -= lr * v, with v = grad, or with momentum the buffer v = momentum * v + grad
+    (PyTorch's form: the first buffer is the gradient itself)."""
+
+    def __init__(self, params, lr, momentum=0.0):
+        self.params, self.lr, self.momentum = list(params), lr, momentum
+        self.state = {}                     # parameter -> its momentum buffer
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+
+    def step(self):
+        """Move each parameter that has a gradient, in place and unrecorded (no_grad)."""
+        raise NotImplementedError("chapter 09: update the buffers and the parameters under no_grad")
