@@ -8,9 +8,12 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import teachgrad
 from teachgrad.course import build, check
+from teachgrad.course.build import stage_03
 from teachgrad.course.make_exercises import stub_module
 
 REFERENCE = Path(__file__).resolve().parent.parent / "solutions" / "yourgrad"
@@ -189,6 +192,9 @@ BROKEN = {
         "versions.py", '"one of the variables needed for gradient computation has been modified',
         '"a variable needed for gradient computation has been modified', "05",
         "05 a saved tensor changed in place", "wrong first words in the RuntimeError"),
+    "a wrong derivative of exp": (
+        "ops.py", "        return (grad * self._saved_result,)\n", "        return (grad,)\n", "03",
+        "03 every node's backward formula", "x.grad after (x.exp()): value differs"),
     "a constant linked as a node": (
         "graph.py", "    if not tensor.requires_grad:\n        return None, 0\n", "", "02",
         "02 numbers and tensors that need no grad get (None, 0)", "links"),
@@ -210,3 +216,15 @@ def test_a_broken_copy_is_caught_by_the_right_check(tmp_path, capsys, what):
     line = line_of(lines, title)
     assert line.startswith("✘ "), line
     assert words in line and " — hint: " in line, line
+
+
+def test_a_wrong_line_never_shows_teachgrad_s_numbers(tmp_path, capsys):
+    """The line says what differs, not what it should be: none of the gradients the check
+    expects appears in the line of a broken AccumulateGrad."""
+    file, old, new, stage, title, words = BROKEN["an AccumulateGrad that overwrites"]
+    expected = stage_03.accumulation(teachgrad)
+    line = line_of(run_quietly(capsys, stage, broken_copy(tmp_path, file, (old, new)))[1], title)
+    what_differs = line.split(" — hint: ")[0].split(": ", 1)[1]
+    for value in expected.values():
+        for number in np.atleast_1d(value.detach().numpy()).tolist():
+            assert f"{number:g}" not in what_differs, line
