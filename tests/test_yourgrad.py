@@ -228,3 +228,14 @@ def test_a_wrong_line_never_shows_teachgrad_s_numbers(tmp_path, capsys):
     for value in expected.values():
         for number in np.atleast_1d(value.detach().numpy()).tolist():
             assert f"{number:g}" not in what_differs, line
+
+
+def test_a_package_that_does_not_import_gets_one_line(tmp_path, capsys, monkeypatch):
+    folder = copy_reference(tmp_path, "unimportable")
+    (folder / "engine.py").write_text("def backward(:\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = build.run("01", "unimportable")
+    lines = capsys.readouterr().out.splitlines()
+    assert not result and len(lines) == 1
+    assert lines[0].startswith("✘ your package does not import: SyntaxError") \
+        and "engine.py, line 1" in lines[0], lines

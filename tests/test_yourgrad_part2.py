@@ -14,7 +14,7 @@ RERUN_INSTEAD_OF_REPLAY = '''\
 
 BROKEN = {
     "saved tensors never freed": (
-        "engine.py", [("                    saved.release()\n", "                    pass\n")],
+        "engine.py", [("            saved.release()\n", "            pass\n")],
         "06", "06 backward frees the saved tensors", "second loss.backward(): missing error"),
     "a no_grad that still records": (
         "grad_mode.py", [("        set_enabled(self.mode)\n", "        set_enabled(True)\n")],

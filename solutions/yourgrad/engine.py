@@ -86,7 +86,7 @@ def run_backward(roots, grads, keep_graph, create_graph, capture=None):
                 heapq.heappush(ready, (-root.sequence_nr, next(tie), root))
         while ready:
             node = heapq.heappop(ready)[2]
-            grads_in = call_node(node, buffers.pop(node), capture)
+            grads_in = call_node(node, buffers.pop(node), keep_graph, capture)
             for (next_node, _), grad in zip(node.next_functions, grads_in):
                 if next_node is None:
                     continue
@@ -94,9 +94,6 @@ def run_backward(roots, grads, keep_graph, create_graph, capture=None):
                 dependencies[next_node] -= 1
                 if dependencies[next_node] == 0:
                     heapq.heappush(ready, (-next_node.sequence_nr, next(tie), next_node))
-            if not keep_graph:
-                for saved in node.saved.values():
-                    saved.release()
         ### END SOLUTION
     finally:
         grad_mode.set_enabled(previous)
@@ -107,9 +104,10 @@ def add_to_buffer(buffers, node, grad):
     buffers[node] = grad if node not in buffers else buffers[node] + grad
 
 
-def call_node(node, grad, capture=None):
-    """The tensor hooks (chapter 04), then the node's backward; each resulting gradient is
-    summed back to the shape of the input it belongs to."""
+def call_node(node, grad, keep_graph, capture=None):
+    """The tensor hooks (chapter 04), then the node's backward, then (unless keep_graph) its
+    saved tensors are let go (chapter 06); each resulting gradient is summed back to the shape
+    of the input it belongs to."""
     if node.pre_hooks or node.retained is not None:
         grad = leaves.call_tensor_hooks(node, grad)
     if capture is not None:
@@ -118,6 +116,9 @@ def call_node(node, grad, capture=None):
         if isinstance(node, graph.AccumulateGrad):
             return ()
     grads_in = node.backward(grad)
+    if not keep_graph:
+        for saved in node.saved.values():
+            saved.release()
     return [None if g is None else sum_to(g, shape)
             for g, shape in zip(grads_in, node.input_shapes)]
 

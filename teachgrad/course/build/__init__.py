@@ -18,6 +18,7 @@ gives a hint, never the answer. Checks live in ``stage_NN.py``, one module per c
 """
 import importlib
 import types
+from pathlib import Path
 
 from teachgrad.course.build.compare import Check, Differ, run_check
 
@@ -42,7 +43,16 @@ def run(stage, package=None):
     if stage not in STAGES:
         raise ValueError(f"no build stage {stage!r}: the stages are {', '.join(STAGES)}")
     if not isinstance(package, types.ModuleType):
-        package = importlib.import_module(package or "yourgrad")
+        try:
+            package = importlib.import_module(package or "yourgrad")
+        except Exception as error:          # noqa: BLE001 — a broken package is one line too
+            where = f" ({Path(error.filename).name}, line {error.lineno})" if isinstance(
+                error, SyntaxError) else ""
+            line = (f"✘ your package does not import: {type(error).__name__}: "
+                    f"{str(error).splitlines()[0] if str(error) else ''}{where} — hint: fix "
+                    "that line first; every check needs the package")
+            print(line)
+            return check.Result(check.WRONG, line)
     lines, statuses = [], []
     for number in STAGES[:STAGES.index(stage) + 1]:
         for one_check in checks_of(number):
