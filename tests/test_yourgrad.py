@@ -84,6 +84,14 @@ def line_of(lines, title):
     return found[0]
 
 
+@pytest.fixture(autouse=True)
+def shallow_chain(request, monkeypatch):
+    """A 5,000-deep chain (still five times Python's recursion limit) except where the
+    reference itself is checked at the lecture's 100,000: the tests run faster."""
+    if "passes_on_the_reference" not in request.node.name:
+        monkeypatch.setattr(stage_03, "DEEP", 5_000)
+
+
 # ---------------------------------------------------------------- the reference passes
 
 @pytest.fixture(scope="module")

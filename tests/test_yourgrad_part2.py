@@ -3,7 +3,7 @@ each is caught by the check that should catch it (test_yourgrad.py runs every st
 on the reference and on the stubs)."""
 import pytest
 
-from test_yourgrad import block, broken_copy, line_of, run_quietly
+from test_yourgrad import block, broken_copy, line_of, run_quietly, shallow_chain  # noqa: F401
 
 RERUN_INSTEAD_OF_REPLAY = '''\
         inputs = [type(x)(x.array, requires_grad=True) for x in inputs]
