@@ -140,7 +140,7 @@ def dot_source(scene, legend=True, size=None):
         lines.extend("    " + box_line(box) for box in boxes)
         lines.append("  }")
     lines.extend("  " + arrow_line(arrow) for arrow in scene.arrows)
-    if legend and scene.boxes:
-        lines.append("  " + legend_line(scene))
+    if legend and scene.boxes:          # alone on the bottom rank: under the graph, not beside
+        lines.append("  {rank=sink; " + legend_line(scene) + "}")
     lines.append("}")
     return "\n".join(lines) + "\n"

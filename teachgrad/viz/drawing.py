@@ -6,6 +6,7 @@ notebook tests can compare it exactly. Without graphviz's ``dot`` program the
 notebook shows the text form and one line saying how to install it.
 """
 import pathlib
+import re
 
 try:
     import graphviz
@@ -41,6 +42,23 @@ def output_path(path, format, default="svg"):
     return path, format
 
 
+# A notebook's output area is about 830 px wide in JupyterLab at a 1280 px window with the file
+# browser open, and Lab shows an SVG at its own size, cut at the edge: a wider drawing is scaled
+# down to fit (its viewBox keeps the picture whole), a smaller one keeps its size.
+MAX_WIDTH_PT = 600
+_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
+
+
+def fit_width(svg, max_width=MAX_WIDTH_PT):
+    """The SVG with its width (and height, in proportion) reduced to ``max_width`` points."""
+    size = _SIZE.search(svg)
+    if size is None or float(size.group(1)) <= max_width:
+        return svg
+    width, height = float(size.group(1)), float(size.group(2))
+    scaled = f'<svg width="{max_width}pt" height="{height * max_width / width:.2f}pt"'
+    return svg[:size.start()] + scaled + svg[size.end():]
+
+
 class Drawing:
     """One graph drawing. ``.source`` is the DOT text; ``str()`` the stable text form."""
 
@@ -55,9 +73,9 @@ class Drawing:
     __repr__ = __str__
 
     def svg(self):
-        """The drawing as SVG text (laid out once, then kept)."""
+        """The drawing as SVG text (laid out once, then kept), at most ``MAX_WIDTH_PT`` wide."""
         if self._svg is None:
-            self._svg = run_dot(self.source, "svg").decode("utf-8")
+            self._svg = fit_width(run_dot(self.source, "svg").decode("utf-8"))
         return self._svg
 
     def _repr_mimebundle_(self, include=None, exclude=None):
