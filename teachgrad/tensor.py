@@ -412,12 +412,13 @@ class Tensor:
 
     def retain_grad(self):
         """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
-            return
+        if self._grad_fn is None or self._retains_grad:   # (as PyTorch, the node as stored:
+            return                                        # a stale view's is not renewed yet)
+        node = self.grad_fn
         self._retains_grad = True
-        self.grad_fn._set_retain_grad_hook(self._output_nr, _RetainGradHook(self))
+        node._set_retain_grad_hook(self._output_nr, _RetainGradHook(self))
 
     def register_hook(self, hook):
         """``hook(grad)`` runs when this tensor's gradient is computed; it may return a new one."""

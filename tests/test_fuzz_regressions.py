@@ -188,3 +188,47 @@ def test_stale_piece_of_unbind_refused_before_the_overlap_check():
         y[0] = y[-1]
         y.add_(piece)
     run(prog, raises="RuntimeError")
+
+
+def test_retain_grad_again_on_a_stale_piece_of_chunk_is_a_no_op():
+    """retain_grad() reads the tensor's stored node and flag first (as PyTorch does): a second
+    call on a piece of chunk whose base changed since returns quietly; the error comes later,
+    when backward asks for the piece's history."""
+    def prog(tg):
+        x = tg.tensor([0.3, -0.2, 0.5], requires_grad=True)
+        y = x + x
+        piece = y.chunk(2, -1)[0]
+        piece.retain_grad()
+        y[0] = 0.25
+        piece.retain_grad()
+        flag = piece.retains_grad
+        piece.sum().backward()
+        return flag
+    run(prog, raises="RuntimeError")
+
+
+def test_first_retain_grad_on_a_stale_piece_of_chunk_raises_and_retains_nothing():
+    def prog(tg):
+        x = tg.tensor([0.3, -0.2, 0.5], requires_grad=True)
+        y = x + x
+        piece = y.chunk(2, -1)[0]
+        y[0] = 0.25
+        try:
+            piece.retain_grad()
+        except RuntimeError as error:
+            return {"error": str(error).split(".")[0], "retains": piece.retains_grad}
+    run(prog)
+
+
+def test_retain_grad_on_a_view_made_before_its_base_required_grad_is_a_no_op():
+    """Its stored node is empty, so PyTorch takes it for a leaf: nothing is retained."""
+    def prog(tg):
+        a = tg.tensor([0.5], requires_grad=True)
+        base = tg.ones(4, 1).cumsum(-1)
+        view = base.t()
+        base[0] = a
+        view.retain_grad()
+        flag = view.retains_grad
+        (view * 2).sum().backward()
+        return {"retains": flag, "view": view, "a": a}
+    run(prog)
