@@ -11,8 +11,8 @@ CHECKS, check = checks_list("03")
 DEEP = 100_000          # a chain this deep breaks any recursive walk of the graph
 
 
-def four_weights(torch):
-    """Lecture 03's graph: loss = mean((x*w1 + w2) * (x*w1 * w3))."""
+def lecture_graph(torch):
+    """Lectures 03 and 04's graph, loss = mean((x*w1 + w2) * (x*w1 * w3)), tensors by name."""
     x = torch.ones(2, 2)
     w1 = torch.tensor(2.0, requires_grad=True)
     w2 = torch.tensor(3.0, requires_grad=True)
@@ -21,7 +21,13 @@ def four_weights(torch):
     l2 = l1 + w2
     l3 = l1 * w3
     l4 = l2 * l3
-    return x, (w1, w2, w3), l4, l4.mean()
+    return {"input": x, "w1": w1, "w2": w2, "w3": w3, "l1": l1, "l2": l2, "l3": l3, "l4": l4,
+            "loss": l4.mean()}
+
+
+def four_weights(torch):
+    t = lecture_graph(torch)
+    return t["input"], (t["w1"], t["w2"], t["w3"]), t["l4"], t["loss"]
 
 
 def ramp(torch, shape):

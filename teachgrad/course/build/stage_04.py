@@ -3,23 +3,9 @@ import gc
 import weakref
 
 from teachgrad.course.build.compare import checks_list, name, raised, warned
-from teachgrad.course.build.stage_03 import four_weights
+from teachgrad.course.build.stage_03 import four_weights, lecture_graph as make_example
 
 CHECKS, check = checks_list("04")
-
-
-def make_example(torch):
-    """Lecture 04's example, with its intermediate results by name."""
-    x = torch.ones(2, 2)
-    w1 = torch.tensor(2.0, requires_grad=True)
-    w2 = torch.tensor(3.0, requires_grad=True)
-    w3 = torch.tensor(4.0, requires_grad=True)
-    l1 = x * w1
-    l2 = l1 + w2
-    l3 = l1 * w3
-    l4 = l2 * l3
-    return {"input": x, "w1": w1, "w2": w2, "w3": w3, "l1": l1, "l2": l2, "l3": l3, "l4": l4,
-            "loss": l4.mean()}
 
 
 def grads(tensors, *names):
