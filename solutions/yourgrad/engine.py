@@ -70,9 +70,12 @@ def count_dependencies(roots):
 def run_backward(roots, grads, keep_graph, create_graph, capture=None):
     """Run every node once, in dependency order, starting from `roots` with `grads`.
 
-    Recording is on during the run only if `create_graph`. Unless `keep_graph`, each node's
-    saved tensors are freed once it has run (chapter 06). `capture` (used by `grad()`,
-    chapter 06) maps nodes to the gradient they received, instead of touching `.grad`."""
+    Count the dependencies; put each root's gradient in its buffer (add_to_buffer). A node is
+    ready when its count is 0: keep ready nodes in a heap ordered by -sequence_nr (the newest
+    first, as PyTorch). Run the next ready one with call_node(node, its buffer, keep_graph,
+    capture) and send each gradient it returns along its edge of next_functions (none along
+    (None, 0)), into the next node's buffer, counting that node's dependencies down.
+    Recording is on during the run only if `create_graph`; `capture` is grad()'s (06)."""
     previous = grad_mode.is_grad_enabled()
     grad_mode.set_enabled(create_graph)
     try:
