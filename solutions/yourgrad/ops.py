@@ -317,13 +317,14 @@ def index(x, key):
 
 
 class SliceBackward0(Op):
+    """x[key] for a basic key (params["key"]: a tuple of slices, and an int for Select)."""
     is_view = True
 
     def forward(self, a):
         return a[self.params["key"] + (Ellipsis,)]
 
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: put the gradient where the slice came from, zeros elsewhere
+        ### BEGIN SOLUTION chapter 03: CopySlices the gradient into zeros of the input's shape
         zeros = tensor.zeros(*self.input_shapes[0], dtype=grad.dtype)
         return (apply(CopySlices, zeros, grad, key=self.params["key"]),)
         ### END SOLUTION
