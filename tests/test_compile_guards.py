@@ -1,5 +1,7 @@
 """teachgrad.compile's guards trace again when the step would do something else, and what
 it cannot capture runs eagerly, with a warning that names it -- never a wrong result."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -264,3 +266,46 @@ def test_random_numbers_fall_back_to_eager():
         compiled()
         grads.append(model[0].weight.grad.numpy().copy())
     assert not np.array_equal(grads[0], grads[1])      # a new mask on every call
+
+
+@pytest.mark.parametrize("optimizer, options", [
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)), ("Adam", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01)), ("Adagrad", dict(lr=0.1))])
+def test_optimizers_compiled_or_not_end_where_eager_does(optimizer, options):
+    def make():
+        teachgrad.manual_seed(0)
+        model = teachgrad.nn.Linear(4, 3)
+        chosen = getattr(teachgrad.optim, optimizer)(model.parameters(), **options)
+        x = teachgrad.randn(8, 4)
+
+        def step():
+            chosen.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            chosen.step()
+            return loss
+        return model, step
+    eager_model, eager_step = make()
+    model, step = make()
+    step = teachgrad.compile(step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")               # Adam's step count is read with .item()
+        for _ in range(8):
+            assert same_bits(eager_step().detach().numpy(), step().detach().numpy())
+    for p, q in zip(eager_model.parameters(), model.parameters()):
+        assert same_bits(p.detach().numpy(), q.detach().numpy())
+
+
+def test_guards_that_change_on_every_call_stop_at_the_trace_limit():
+    from teachgrad.compile.compiled import TRACE_LIMIT
+    w = teachgrad.ones(3, requires_grad=True)
+
+    def step(x):
+        w.grad = None
+        (x.sum() * w).sum().backward()
+    compiled = teachgrad.compile(step)
+    with pytest.warns(UserWarning, match=f"traced {TRACE_LIMIT} times"):
+        for n in range(1, TRACE_LIMIT + 3):
+            compiled(teachgrad.ones(n))               # a new shape every call
+            assert w.grad.tolist() == [float(n)] * 3
+    assert compiled.traces == TRACE_LIMIT and compiled.fallback_reason is not None
