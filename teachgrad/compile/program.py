@@ -218,11 +218,9 @@ def _code_line(instruction, number, namespace):
         namespace[name] = obj
         return name
     arguments = [code(arg) for arg in instruction.args]
-    kwargs = dict(instruction.kwargs)
+    arguments += [f"{key}={code(value)}" for key, value in instruction.kwargs.items()]
     if instruction.buffer is not None:
-        kwargs["out"] = _BUFFER(instruction.buffer)
-    for key, value in kwargs.items():
-        arguments.append(f"{key}={value.text if isinstance(value, _BUFFER) else code(value)}")
+        arguments.append(f"out=buffers[{instruction.buffer}]")
     call = f"f{number}({', '.join(arguments)})"
     if instruction.expect is not None:
         return f"if bool({call}) is not {instruction.expect}: raise GuardFailed({number})"
@@ -232,11 +230,6 @@ def _code_line(instruction, number, namespace):
         return ", ".join(f"v{i}" for i in instruction.outputs) + f" = {call}"
     scalar = instruction.buffer is None and instruction.scalar_result
     return f"v{instruction.outputs[0]} = " + (f"asarray({call})" if scalar else call)
-
-
-class _BUFFER:
-    def __init__(self, index):
-        self.text = f"buffers[{index}]"
 
 
 def _has_ref(obj):
