@@ -309,3 +309,24 @@ def test_guards_that_change_on_every_call_stop_at_the_trace_limit():
             compiled(teachgrad.ones(n))               # a new shape every call
             assert w.grad.tolist() == [float(n)] * 3
     assert compiled.traces == TRACE_LIMIT and compiled.fallback_reason is not None
+
+
+def test_returned_containers_are_made_again_each_call():
+    w = teachgrad.ones(3, requires_grad=True)
+
+    def step(x):
+        w.grad = None
+        loss = (x * w).sum()
+        loss.backward()
+        return {"loss": loss, "parts": [loss * 2, 7]}
+    compiled = teachgrad.compile(step)
+    for n in range(1, 5):
+        result = compiled(teachgrad.full((3,), float(n)))
+        assert result["loss"].item() == 3 * n and result["parts"][0].item() == 6 * n
+        assert result["parts"][1] == 7 and isinstance(result["parts"], list)
+
+
+def test_a_returned_object_the_replay_cannot_make_falls_back():
+    compiled = teachgrad.compile(lambda: object())
+    with pytest.warns(UserWarning, match="returns a value of type object"):
+        compiled()

@@ -2,7 +2,6 @@
 import pickle
 import warnings
 
-import numpy as np
 
 from teachgrad.compile import guards, passes
 from teachgrad.compile.program import _ASARRAY, GuardFailed
@@ -60,11 +59,14 @@ class CompiledStep:
 
 
 def _rebuild(returned, outputs):
+    """The step's return value, made again around this call's outputs."""
     kind, what = returned
     if kind == "tensor":
         return Tensor._make(outputs[what])
-    if kind == "tuple":
-        return tuple(_rebuild(item, outputs) for item in what)
+    if kind in (tuple, list):
+        return kind(_rebuild(item, outputs) for item in what)
+    if kind is dict:
+        return {key: _rebuild(item, outputs) for key, item in what.items()}
     return what
 
 
@@ -225,11 +227,13 @@ def _returned(program, recorder, result):
         if result.requires_grad and result.grad_fn is None:
             raise CannotCapture("the step returns a leaf tensor that requires grad")
         return ("tensor", _output(program, recorder, _DATA_SLOT.__get__(result, Tensor)))
-    if isinstance(result, tuple):
-        return ("tuple", tuple(_returned(program, recorder, item) for item in result))
-    if isinstance(result, (np.ndarray, np.generic)):
-        raise CannotCapture("the step returns a numpy array")
-    return ("constant", result)
+    if isinstance(result, (tuple, list)):
+        return (type(result), [_returned(program, recorder, item) for item in result])
+    if isinstance(result, dict):
+        return (dict, {key: _returned(program, recorder, item) for key, item in result.items()})
+    if isinstance(result, (bool, int, float, str, type(None))):
+        return ("constant", result)
+    raise CannotCapture(f"the step returns a value of type {type(result).__name__}")
 
 
 def _verify(compiled, recorder, state):
@@ -247,4 +251,4 @@ def _verify(compiled, recorder, state):
 
 def _bits_equal(a, b):
     return a.shape == b.shape and a.dtype == b.dtype and \
-        np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
+        a.tobytes() == b.tobytes()          # (in C order, whatever the layout)
