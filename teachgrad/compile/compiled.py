@@ -2,11 +2,10 @@
 import pickle
 import warnings
 
-
+from teachgrad import random
 from teachgrad.compile import guards, passes
 from teachgrad.compile.program import _ASARRAY, GuardFailed
 from teachgrad.compile.tracer import _DATA_SLOT, Recorder, _plain, tracing
-from teachgrad import random
 from teachgrad.tensor import Tensor
 
 TRACE_LIMIT = 8         # as torch.compile's cache_size_limit: then the step stays eager
