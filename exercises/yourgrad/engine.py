@@ -48,9 +48,12 @@ def count_dependencies(roots):
 def run_backward(roots, grads, keep_graph, create_graph, capture=None):
     """Run every node once, in dependency order, starting from `roots` with `grads`.
 
-    Recording is on during the run only if `create_graph`. Unless `keep_graph`, each node's
-    saved tensors are freed once it has run (chapter 06). `capture` (used by `grad()`,
-    chapter 06) maps nodes to the gradient they received, instead of touching `.grad`."""
+    Count the dependencies; put each root's gradient in its buffer (add_to_buffer). A node is
+    ready when its count is 0: keep ready nodes in a heap ordered by -sequence_nr (the newest
+    first, as PyTorch). Run the next ready one with call_node(node, its buffer, keep_graph,
+    capture) and send each gradient it returns along its edge of next_functions (none along
+    (None, 0)), into the next node's buffer, counting that node's dependencies down.
+    Recording is on during the run only if `create_graph`; `capture` is grad()'s (06)."""
     previous = grad_mode.is_grad_enabled()
     grad_mode.set_enabled(create_graph)
     try:
@@ -64,9 +67,10 @@ def add_to_buffer(buffers, node, grad):
     buffers[node] = grad if node not in buffers else buffers[node] + grad
 
 
-def call_node(node, grad, capture=None):
-    """The tensor hooks (chapter 04), then the node's backward; each resulting gradient is
-    summed back to the shape of the input it belongs to."""
+def call_node(node, grad, keep_graph, capture=None):
+    """The tensor hooks (chapter 04), then the node's backward, then (unless keep_graph) its
+    saved tensors are let go (chapter 06); each resulting gradient is summed back to the shape
+    of the input it belongs to."""
     if node.pre_hooks or node.retained is not None:
         grad = leaves.call_tensor_hooks(node, grad)
     if capture is not None:
@@ -75,6 +79,9 @@ def call_node(node, grad, capture=None):
         if isinstance(node, graph.AccumulateGrad):
             return ()
     grads_in = node.backward(grad)
+    if not keep_graph:
+        for saved in node.saved.values():
+            saved.release()
     return [None if g is None else sum_to(g, shape)
             for g, shape in zip(grads_in, node.input_shapes)]
 

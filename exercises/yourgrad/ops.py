@@ -263,13 +263,14 @@ def index(x, key):
 
 
 class SliceBackward0(Op):
+    """x[key] for a basic key (params["key"]: a tuple of slices, and an int for Select)."""
     is_view = True
 
     def forward(self, a):
         return a[self.params["key"] + (Ellipsis,)]
 
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: put the gradient where the slice came from, zeros elsewhere")
+        raise NotImplementedError("chapter 03: CopySlices the gradient into zeros of the input's shape")
 
 
 class SelectBackward0(SliceBackward0):
