@@ -330,3 +330,22 @@ def test_a_returned_object_the_replay_cannot_make_falls_back():
     compiled = teachgrad.compile(lambda: object())
     with pytest.warns(UserWarning, match="returns a value of type object"):
         compiled()
+
+
+def test_random_numbers_of_a_generator_of_its_own_fall_back_too():
+    generator = teachgrad.Generator()
+    generator.manual_seed(0)
+    w = teachgrad.ones(3, requires_grad=True)
+
+    def step():
+        w.grad = None
+        noise = teachgrad.randn(3, generator=generator)
+        (w * noise).sum().backward()
+    compiled = teachgrad.compile(step)
+    with pytest.warns(UserWarning, match="random numbers"):
+        compiled()
+    grads = []
+    for _ in range(2):
+        compiled()
+        grads.append(w.grad.numpy().copy())
+    assert not np.array_equal(grads[0], grads[1])

@@ -1,8 +1,6 @@
 """``teachgrad.compile(fn)``: trace the first call, replay the program afterwards."""
-import pickle
 import warnings
 
-from teachgrad import random
 from teachgrad.compile import guards, passes
 from teachgrad.compile.program import _ASARRAY, GuardFailed
 from teachgrad.compile.tracer import _DATA_SLOT, Recorder, _plain, tracing
@@ -111,7 +109,6 @@ class CompiledFunction:
         before = {i: (t.__dict__.get("_grad"), t._version_counter.version)
                   for i, t in state.items()}
         recorder = Recorder(args)
-        random_state = pickle.dumps(random.get_rng_state())
         with tracing(recorder):
             try:
                 result = self.fn(*recorder.wrap_args(args))
@@ -120,12 +117,6 @@ class CompiledFunction:
                 self._warn(reason)
                 self.fallback_reason = reason
                 raise
-            recorder.busy = True                    # (the state's arrays are not the step's)
-            drew = pickle.dumps(random.get_rng_state()) != random_state
-            recorder.busy = False
-            if drew:
-                recorder.give_up("the step draws random numbers (dropout, say): a replay "
-                                 "would repeat the same ones")
             if not recorder.stopped:
                 recorder.stopped = True
                 try:

@@ -393,9 +393,27 @@ def _watch_hooks(hook_dict_class, engine):
     return undo
 
 
+def _watch_random(generator_class):
+    """Patches that tell the recorder when the step draws random numbers (from any
+    generator: a replay would repeat the same ones); returns the undo list."""
+    def drawing(method):
+        def draw(self, n):
+            if _recorder is not None:
+                _recorder.give_up("the step draws random numbers (dropout, say): a replay "
+                                  "would repeat the same ones")
+            return method(self, n)
+        return draw
+    undo = [(generator_class, name, generator_class.__dict__[name])
+            for name in ("words32", "words64")]
+    for owner, name, method in undo:
+        setattr(owner, name, drawing(method))
+    return undo
+
+
 @contextlib.contextmanager
 def tracing(recorder):
     """Run the body with ``recorder`` active: tensors hand out Traced arrays."""
+    from teachgrad import random
     from teachgrad.autograd import engine
     from teachgrad.autograd.graph import HookDict
     global _recorder
@@ -407,6 +425,7 @@ def tracing(recorder):
         undo.append((np, name, _ORIGINAL[name]))
         setattr(np, name, _creator(name))
     undo += _watch_hooks(HookDict, engine)
+    undo += _watch_random(random._Generator)
     _recorder = recorder
     try:
         yield recorder
