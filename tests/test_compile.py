@@ -107,3 +107,18 @@ def test_numpy_arguments_are_inputs():
         step(batch)
         assert same_bits(w.grad.numpy(), batch)
     assert step.traces == 2
+
+
+def test_compile_as_a_decorator_with_or_without_parentheses():
+    w = teachgrad.ones(2, requires_grad=True)
+
+    @teachgrad.compile
+    def plain():
+        return (w * 3).sum()
+
+    @teachgrad.compile()
+    def called():
+        return (w * 4).sum()
+    for _ in range(3):
+        assert plain().item() == 6.0 and called().item() == 8.0
+    assert plain.program is not None and called.program is not None

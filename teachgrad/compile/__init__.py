@@ -13,8 +13,10 @@ from teachgrad.compile.compiled import CompiledFunction
 
 
 def compile(fn=None):
-    """``teachgrad.compile(fn)`` (or ``@teachgrad.compile``): the step, traced on its first
-    call and replayed afterwards. It leaves what ``fn`` would leave: parameters, ``.grad``,
-    optimiser state, the returned value -- or runs ``fn`` eagerly, with a warning naming
-    what it could not capture."""
+    """``teachgrad.compile(fn)`` (or ``@teachgrad.compile``, or ``@teachgrad.compile()``):
+    the step, traced on its first call and replayed afterwards. It leaves what ``fn`` would
+    leave: parameters, ``.grad``, optimiser state, the returned value -- or runs ``fn``
+    eagerly, with a warning naming what it could not capture."""
+    if fn is None:
+        return CompiledFunction
     return CompiledFunction(fn)
