@@ -2,7 +2,6 @@
 ``save_on_cpu`` and ``SavedTensor.register_hooks`` on a node's ``_raw_saved_*``."""
 import pytest
 
-import teachgrad
 from test_compat_modules import run_both
 
 torch = pytest.importorskip("torch")
