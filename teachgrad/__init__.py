@@ -73,7 +73,7 @@ from teachgrad.ops.shape import (as_strided, atleast_1d, atleast_2d, atleast_3d,
 from teachgrad.ops.indexing import (diagonal_scatter, index_copy, index_fill, select_scatter,
                                     slice_scatter, tril_indices, triu_indices)
 from teachgrad.devices import device, get_default_device, set_default_device
-from teachgrad import backends, cuda  # teachgrad has no GPU: cuda.is_available() is False
+from teachgrad import accelerator, backends, cuda  # no GPU: cuda.is_available() is False
 from teachgrad import profiler
 from teachgrad.legacy import (BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor,
                               IntTensor, LongTensor)

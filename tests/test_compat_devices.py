@@ -97,6 +97,10 @@ def test_to_cpu_returns_the_same_tensor():
     lambda t: (t.backends.cudnn.deterministic, t.backends.cudnn.benchmark),
     lambda t: t.device("cuda" if t.cuda.is_available() else "cpu"),
     lambda t: t.get_default_device(),
+    lambda t: t.accelerator.is_available(), lambda t: t.accelerator.device_count(),
+    lambda t: t.accelerator.current_accelerator(),
+    lambda t: t.accelerator.current_accelerator().type if t.accelerator.is_available() else "cpu",
+    lambda t: t.accelerator.current_device_index(), lambda t: t.accelerator.synchronize(),
 ])
 def test_accelerator_queries(program):
     assert_same(program)

@@ -2,15 +2,17 @@
 import torch
 from torch import nn
 
+device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
+print(f"Using {device} device")
 torch.manual_seed(3)
-x = torch.randn(64, 10)
-y = torch.randn(64, 1)
+x = torch.randn(64, 10, device=device)
+y = torch.randn(64, 1).to(device)
 
 model = nn.Sequential(
     nn.Linear(10, 16),
     nn.ReLU(),
     nn.Linear(16, 1),
-)
+).to(device)
 loss_fn = nn.MSELoss(reduction="sum")
 print(model)
 print("parameters:", sum(p.numel() for p in model.parameters()))
