@@ -20,7 +20,7 @@ ifneq ($(NBVAL_LAX_DIRS),)
 NOTEBOOK_TESTS += test-exercises
 endif
 
-.PHONY: lock setup dot test test-unit test-notebooks test-notebooks-without-avx512 test-exercises lab exercises notebooks bench clean
+.PHONY: lock setup dot chromium test test-unit test-notebooks test-notebooks-without-avx512 test-exercises test-browser lab exercises notebooks bench clean
 
 ## Set-up: a virtualenv with teachgrad (editable) and the course/test tools, plus graphviz's dot.
 setup: $(STAMP) dot
@@ -102,6 +102,22 @@ test-notebooks-without-avx512:
 # Exercises: every cell must run (a stub's cell carries raises-exception); outputs not compared.
 test-exercises:
 	$(BIN)/python -m pytest --nbval-lax $(NBVAL_OPTS) $(NBVAL_LAX_DIRS)
+
+## The course in a real browser: JupyterLab headless on 127.0.0.1, driven by headless Chromium
+## (Debian's chromium and chromium-driver with selenium; no browser is downloaded at install).
+test-browser: setup chromium
+	TEACHGRAD_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:cacheprovider tests/browser
+
+chromium:
+	@{ command -v chromium && command -v chromedriver; } >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Chromium and its driver with apt-get"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver \
+	    || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; }; \
+	  else \
+	    echo "The browser test needs Chromium and chromedriver: apt-get install chromium chromium-driver (Debian/Ubuntu)"; \
+	    exit 1; \
+	  fi; }
 
 ## The course (as root, e.g. in a container, JupyterLab needs --allow-root). The whole project
 ## is served, so that exercises/ and solutions/ open from Lab's file browser too.
