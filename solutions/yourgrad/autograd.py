@@ -1,37 +1,22 @@
-"""Chapter 06 — what backward keeps: freeing saved tensors, retain_graph, create_graph, grad().
-
-After a backward without `retain_graph=True`, every node that ran lets go of its saved tensors
-(`SavedTensor.release`); reading one again raises PyTorch's "Trying to backward through the
-graph a second time" error. With `create_graph=True` the engine records while it runs the
-backward formulas — they are yourgrad operations — so the gradient has a graph of its own and
-can be differentiated again. `grad()` returns gradients instead of adding them into `.grad`.
-"""
+"""Chapter 06 — what backward keeps: freed saved tensors, retain_graph, create_graph, grad()."""
 from . import engine, graph
 from .function import Function, gradcheck  # noqa: F401 (chapter 08: yourgrad.autograd.Function)
 
-
-
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=False):
-    """The gradients of `outputs` with respect to `inputs`, as a tuple; no `.grad` changes.
-
-    Starts like backward (engine.roots_and_gradients), runs the engine with a `capture` dict
-    whose keys are the inputs' nodes (graph.gradient_edge) and reads the gradients from it.
-    An input that needs no grad raises PyTorch's "One of the differentiated Tensors does not
-    require grad"; one the outputs do not depend on raises "The differentiated Tensor at index
-    1 appears to not have been used in the graph. Set allow_unused=True if this is the
-    desired behavior.", or gives None with `allow_unused=True`. `retain_graph` defaults to
-    `create_graph`, as in backward."""
+    """The gradients of `outputs` with respect to `inputs`, as a tuple, leaving `.grad` alone:
+    run engine.backward with a `capture` dict keyed by the inputs' nodes (graph.gradient_edge).
+    PyTorch's RuntimeErrors: "One of the differentiated Tensors does not require grad"; for an
+    unused input (None with allow_unused) "The differentiated Tensor at index 1 appears to not
+    have been used in the graph. Set allow_unused=True if this is the desired behavior."."""
     outputs, inputs = as_list(outputs), as_list(inputs)
     grad_outputs = [None] * len(outputs) if grad_outputs is None else as_list(grad_outputs)
     ### BEGIN SOLUTION chapter 06: run the engine capturing the gradients at the inputs' nodes
     if not all(t.requires_grad for t in inputs):
         raise RuntimeError("One of the differentiated Tensors does not require grad")
-    roots, grads = engine.roots_and_gradients(outputs, grad_outputs)
     targets = [graph.gradient_edge(t)[0] for t in inputs]
     capture = dict.fromkeys(targets)
-    keep_graph = create_graph if retain_graph is None else retain_graph
-    engine.run_backward(roots, grads, keep_graph, create_graph, capture)
+    engine.backward(outputs, grad_outputs, retain_graph, create_graph, capture)
     found = tuple(capture[node] for node in targets)
     for i, g in enumerate(found):
         if g is None and not allow_unused:
@@ -40,7 +25,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                "desired behavior.")
     return found
     ### END SOLUTION
-
 
 def as_list(tensors):
     return list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]

@@ -1,29 +1,17 @@
-"""Chapter 07 — grad mode: a switch that says whether operations are recorded.
-
-`ops.apply` records an operation only while grad mode is on; the engine turns it off while it
-runs the backward formulas, unless create_graph=True. `set_grad_enabled(flag)`, `no_grad()`
-and `enable_grad()` set the switch for a `with` block or, as decorators, for each call of a
-function, and put it back afterwards — even when the block raises.
-"""
+"""Chapter 07 — grad mode: the switch ops.apply reads before recording, for a block or a call."""
 import functools
 
 _enabled = True
 
-
-def is_grad_enabled():
-    return _enabled
-
+def is_grad_enabled(): return _enabled
 
 def set_enabled(flag):
     global _enabled
     _enabled = bool(flag)
 
-
 class set_grad_enabled:
     """with set_grad_enabled(flag): ... and @set_grad_enabled(flag)."""
-
-    def __init__(self, mode):
-        self.mode = bool(mode)
+    def __init__(self, mode): self.mode = bool(mode)
 
     def __enter__(self):
         ### BEGIN SOLUTION chapter 07: remember the current mode, then switch to self.mode
@@ -46,7 +34,6 @@ class set_grad_enabled:
         return switched
         ### END SOLUTION
 
-
 class no_grad(set_grad_enabled):
     """with no_grad(): ..., @no_grad() and @no_grad (without parentheses)."""
     mode = False
@@ -55,9 +42,7 @@ class no_grad(set_grad_enabled):
         switch = super().__new__(cls)
         return switch if function is None else switch(function)
 
-    def __init__(self):
-        pass                                # the mode is the class's
-
+    def __init__(self): pass                # the mode is the class's
 
 class enable_grad(no_grad):
     mode = True

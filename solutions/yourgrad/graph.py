@@ -1,10 +1,4 @@
-"""Chapter 02 — the backward graph: nodes, their links, and the leaves' AccumulateGrad.
-
-Each operation on a tensor that requires grad creates a node (`MulBackward0`, ...) and makes it
-the result's `grad_fn`. The node's `next_functions` point where the gradient goes next: one
-`(node, input_nr)` pair per input, `(None, 0)` for an input that needs no gradient. A leaf
-that requires grad is reached through its `AccumulateGrad`, whose `variable` is the leaf.
-"""
+"""Chapter 02 — the backward graph: nodes, their links, and the leaves' AccumulateGrad."""
 import itertools
 import weakref
 
@@ -12,23 +6,21 @@ from . import leaves, versions
 
 _sequence = itertools.count()
 
-
 class Node:
     """A step of the backward graph. Subclasses (in ops.py) give `forward` and `backward`."""
     is_view = False                         # its result may share the input's memory (05)
 
     def __init__(self, **params):
         self.params = params                # non-tensor arguments: dim=, exponent=, key= ...
-        self.next_functions = ()
-        self.needs_input_grad = ()
-        self.input_shapes = ()
+        self.next_functions = self.needs_input_grad = self.input_shapes = ()
         self.saved = {}                     # name -> versions.SavedTensor
-        self.pre_hooks = []                 # tensor hooks of the output (chapter 04)
+        self.pre_hooks = []                 # the output's tensor hooks (chapter 04)
         self.retained = None                # weak link to an output that retains its grad
         self.sequence_nr = next(_sequence)  # later nodes run first in backward
 
-    def name(self):
-        return type(self).__name__
+    def name(self): return type(self).__name__
+    def __call__(self, *grads): return self.backward(*grads)
+    def __repr__(self): return f"<{self.name()} object>"
 
     def save(self, /, **tensors):
         """Keep tensors for backward, readable as node._saved_<name> (None: nothing to keep)."""
@@ -37,7 +29,7 @@ class Node:
                 self.saved[name] = versions.SavedTensor(tensor, is_output=tensor.grad_fn is self)
 
     def __getattr__(self, attribute):
-        """node._saved_self and the like: unpack the saved tensor, checking it (chapter 05)."""
+        """node._saved_self and the like: the saved tensor, checked when unpacked (chapter 05)."""
         saved = self.__dict__.get("saved", {})
         if attribute.startswith("_saved_") and attribute[7:] in saved:
             return saved[attribute[7:]].unpack(self)
@@ -46,23 +38,15 @@ class Node:
     def __dir__(self):
         return [*super().__dir__(), *(f"_saved_{name}" for name in self.saved)]
 
-    def __call__(self, *grads):
-        return self.backward(*grads)
-
-    def __repr__(self):
-        return f"<{self.name()} object>"
-
-
 class AccumulateGrad(Node):
     """The last node on a leaf's path: adds the arriving gradient into `variable.grad`."""
-
     def __init__(self, variable):
         super().__init__()
         self.variable = variable
         self.sequence_nr = float("inf")     # PyTorch runs accumulation as soon as it can
 
     def backward(self, grad):
-        """Run the leaf's hooks on `grad` (chapter 04), then accumulate it (chapter 03)."""
+        """Run the leaf's hooks on `grad` (chapter 04), then accumulate it."""
         if self.variable._hooks:
             grad = leaves.run_hooks(self.variable._hooks, grad)
         ### BEGIN SOLUTION chapter 03: store grad in variable.grad, or add it to the one there
@@ -71,12 +55,9 @@ class AccumulateGrad(Node):
         ### END SOLUTION
         return ()
 
-
 def gradient_edge(tensor):
-    """Where a gradient for `tensor` must go: `(tensor.grad_fn, 0)` for a computed tensor,
-    `(its AccumulateGrad, 0)` for a leaf that requires grad, `(None, 0)` otherwise. A leaf
-    has ONE AccumulateGrad, shared by all its uses while any graph holds it (keep it in
-    `tensor._accumulator` as a weakref.ref, so it goes away with the graph)."""
+    """(grad_fn, 0), (the AccumulateGrad, 0) of a leaf that requires grad, else (None, 0). A leaf
+    has ONE AccumulateGrad while a graph holds it: a weakref.ref in `tensor._accumulator`."""
     ### BEGIN SOLUTION chapter 02: return the (node, input_nr) pair for this input
     if tensor.grad_fn is not None:
         return tensor.grad_fn, 0
@@ -89,11 +70,9 @@ def gradient_edge(tensor):
     return node, 0
     ### END SOLUTION
 
-
 def record(node, inputs, output):
-    """Connect `node` into the graph: one edge per input (`gradient_edge`), each input's
-    `requires_grad` in `node.needs_input_grad`, each input's shape in `node.input_shapes`
-    (for broadcasting, chapter 03); then `output` requires grad and has `node` as its grad_fn."""
+    """Link `node` into the graph: its next_functions (gradient_edge), needs_input_grad and
+    input_shapes (chapter 03) from the inputs; `output` requires grad, with `node` as grad_fn."""
     ### BEGIN SOLUTION chapter 02: fill next_functions and the flags, make node output's grad_fn
     node.next_functions = tuple(gradient_edge(t) for t in inputs)
     node.needs_input_grad = tuple(t.requires_grad for t in inputs)

@@ -1,13 +1,8 @@
-"""Chapter 04 — leaves and hooks: who keeps a gradient, and who may look at it on the way.
-
-Only leaves keep `.grad`; a non-leaf does when asked (`retain_grad()`). A hook registered on a
-tensor sees its gradient during backward and may replace it. `requires_grad` can be switched
-on leaves only, and `detach()` makes a new leaf over the same numbers.
-"""
+"""Chapter 04 — leaves and hooks: who keeps a gradient, and who may look at it on the way."""
 import warnings
 import weakref
 
-from . import graph, tensor
+from . import tensor
 
 NOT_LEAF_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -16,25 +11,16 @@ NOT_LEAF_WARNING = (
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
     "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.")
 
-
-def accumulator(leaf):
-    """The AccumulateGrad node of a leaf that requires grad (made on first use)."""
-    return graph.gradient_edge(leaf)[0]
-
-
 def warn_not_leaf():
-    """Reading .grad on a non-leaf that does not retain its gradient: PyTorch's UserWarning
-    (NOT_LEAF_WARNING), pointing at the line that read it (stacklevel=3)."""
+    """PyTorch's UserWarning (NOT_LEAF_WARNING), pointing at the line that read .grad."""
     ### BEGIN SOLUTION chapter 04: warn as PyTorch does when a non-leaf's .grad is read
     warnings.warn(NOT_LEAF_WARNING, UserWarning, stacklevel=3)
     ### END SOLUTION
 
-
 def set_requires_grad(t, flag):
-    """t.requires_grad = flag. PyTorch's RuntimeErrors: "only Tensors of floating point dtype
-    can require gradients" for an integer tensor, and "you can only change requires_grad flags
-    of leaf variables." for a non-leaf (followed, when flag is False, by PyTorch's advice to
-    use var.detach())."""
+    """t.requires_grad = flag, with PyTorch's RuntimeErrors: "you can only change
+    requires_grad flags of leaf variables." (when flag is False, followed by its advice to use
+    var.detach()) and "only Tensors of floating point dtype can require gradients"."""
     ### BEGIN SOLUTION chapter 04: refuse non-leaves and integers as PyTorch does; set the flag
     if not t.is_leaf:
         detach_hint = "" if flag else (
@@ -47,11 +33,9 @@ def set_requires_grad(t, flag):
     t._requires_grad = bool(flag)
     ### END SOLUTION
 
-
 def retain_grad(t):
-    """Ask a non-leaf to keep its gradient in .grad: mark it (t._retains_grad) and let its
-    grad_fn know through a weak link (node.retained = weakref.ref(t)). Nothing to do for a
-    leaf; PyTorch's RuntimeError "can't retain_grad on Tensor that has requires_grad=False"."""
+    """Mark a non-leaf (t._retains_grad), its grad_fn with a weak link to it (node.retained).
+    PyTorch's RuntimeError "can't retain_grad on Tensor that has requires_grad=False"."""
     ### BEGIN SOLUTION chapter 04: mark the tensor and give its grad_fn a weak link to it
     if not t.requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
@@ -61,24 +45,18 @@ def retain_grad(t):
     t.grad_fn.retained = weakref.ref(t)
     ### END SOLUTION
 
-
 class RemovableHandle:
     """What register_hook returns: `handle.remove()` takes the hook out again."""
-
-    def __init__(self, hooks, hook):
-        self.hooks, self.hook = hooks, hook
+    def __init__(self, hooks, hook): self.hooks, self.hook = hooks, hook
 
     def remove(self):
         if self.hook in self.hooks:
             self.hooks.remove(self.hook)
 
-
 def register_hook(t, hook):
-    """Call `hook(grad)` when t's gradient is computed; a returned tensor replaces it.
-
-    A leaf keeps its hooks in `t._hooks` (AccumulateGrad runs them); a non-leaf's go to its
-    grad_fn's `pre_hooks` (the engine runs them before the node). PyTorch's RuntimeError
-    "cannot register a hook on a tensor that doesn't require gradient"."""
+    """Have `hook(grad)` called with t's gradient: a leaf keeps it in `t._hooks`
+    (AccumulateGrad runs them), a non-leaf in its grad_fn's `pre_hooks` (run before the node).
+    PyTorch's RuntimeError "cannot register a hook on a tensor that doesn't require gradient"."""
     ### BEGIN SOLUTION chapter 04: put the hook in the right list and return a RemovableHandle
     if not t.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -87,10 +65,8 @@ def register_hook(t, hook):
     return RemovableHandle(hooks, hook)
     ### END SOLUTION
 
-
 def run_hooks(hooks, grad):
-    """Call each hook on the gradient, in order; a hook that returns a tensor replaces the
-    gradient for the hooks after it and for what follows (a leaf's .grad, the node)."""
+    """Call each hook on the gradient in order; a returned tensor replaces it from then on."""
     ### BEGIN SOLUTION chapter 04: call the hooks in order, keeping any replacement
     for hook in hooks:
         result = hook(grad)
@@ -98,10 +74,9 @@ def run_hooks(hooks, grad):
     return grad
     ### END SOLUTION
 
-
 def call_tensor_hooks(node, grad):
     """Before `node` runs: its output's hooks (run_hooks), then, if that output retains its
-    grad, store the result in its .grad (or add it to the one there)."""
+    grad, the result stored in its .grad (or added to the one there)."""
     ### BEGIN SOLUTION chapter 04: run the node's hooks, then fill the retained .grad
     grad = run_hooks(node.pre_hooks, grad)
     retained = node.retained() if node.retained is not None else None
@@ -110,10 +85,8 @@ def call_tensor_hooks(node, grad):
     return grad
     ### END SOLUTION
 
-
 def detach(t):
-    """A new leaf with the same numbers (the same numpy array, no copy) and the same version
-    counter, that does not require grad: the graph stops here."""
+    """A new leaf over the same numpy array (no copy) sharing t's version counter."""
     ### BEGIN SOLUTION chapter 04: wrap the same array in a new Tensor sharing t's version counter
     cut = tensor.Tensor(t.array)
     cut._version_counter = t._version_counter

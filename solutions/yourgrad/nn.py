@@ -1,41 +1,28 @@
-"""Chapter 09 — networks: modules that find their parameters, layers, and a stable loss.
-
-A `Module` finds its parameters by looking at its own attributes: a `Parameter` is one, a
-`Module` holds more. `Linear` starts from PyTorch's uniform initialisation; `cross_entropy`
-computes log-softmax the stable way (subtracting each row's maximum first).
-"""
+"""Chapter 09 — networks: modules that find their parameters in their attributes, and a loss."""
 import numpy as np
 
 from . import tensor
 
 generator = np.random.default_rng(0)
 
-
 def manual_seed(seed):
     """Make the initial weights reproducible (numpy's generator, not PyTorch's numbers)."""
     global generator
     generator = np.random.default_rng(seed)
 
-
 class Parameter(tensor.Tensor):
     """A tensor that a Module reports as one of its parameters; it requires grad."""
-
     def __init__(self, data):
         super().__init__(data.array if isinstance(data, tensor.Tensor) else data,
                          requires_grad=True)
 
-
 class Module:
-    def __init__(self):
-        self.training = True
-
-    def __call__(self, *inputs):
-        return self.forward(*inputs)
+    def __init__(self): self.training = True
+    def __call__(self, *inputs): return self.forward(*inputs)
 
     def named_parameters(self, prefix=""):
-        """(name, parameter) for each Parameter among the attributes, in the order they were
-        set, then those of each sub-Module attribute with its name and a dot in front:
-        "fc1.weight", "fc1.bias", ... (lists and dicts of modules are not looked into)."""
+        """(name, parameter) for each Parameter attribute, in the order they were set, and
+        each sub-Module attribute's, named with a prefix: "fc1.weight" (not inside lists)."""
         ### BEGIN SOLUTION chapter 09: yield the attributes' parameters, then the sub-modules'
         for name, value in vars(self).items():
             if isinstance(value, Parameter):
@@ -44,8 +31,8 @@ class Module:
                 yield from value.named_parameters(prefix + name + ".")
         ### END SOLUTION
 
-    def parameters(self):
-        return (p for _, p in self.named_parameters())
+    def parameters(self): return (p for _, p in self.named_parameters())
+    def children(self): return (v for v in vars(self).values() if isinstance(v, Module))
 
     def zero_grad(self):
         for p in self.parameters():
@@ -54,33 +41,24 @@ class Module:
     def train(self, mode=True):
         """Set `training` here and in every sub-module (eval() is train(False))."""
         self.training = mode
-        for value in vars(self).values():
-            if isinstance(value, Module):
-                value.train(mode)
+        for child in self.children():
+            child.train(mode)
         return self
 
-    def eval(self):
-        return self.train(False)
-
+    def eval(self): return self.train(False)
 
 class Linear(Module):
     """x @ weight.t() + bias, both drawn uniformly from ±1/sqrt(in_features) as in PyTorch."""
-
     def __init__(self, in_features, out_features):
         super().__init__()
         bound = 1 / np.sqrt(in_features)
-        self.weight = Parameter(generator.uniform(-bound, bound, (out_features, in_features))
-                                .astype(np.float32))
-        self.bias = Parameter(generator.uniform(-bound, bound, out_features).astype(np.float32))
+        def uniform(*shape): return Parameter(np.float32(generator.uniform(-bound, bound, shape)))
+        self.weight, self.bias = uniform(out_features, in_features), uniform(out_features)
 
-    def forward(self, x):
-        return x @ self.weight.t() + self.bias
-
+    def forward(self, x): return x @ self.weight.t() + self.bias
 
 class ReLU(Module):
-    def forward(self, x):
-        return x.relu()
-
+    def forward(self, x): return x.relu()
 
 class Sequential(Module):
     def __init__(self, *modules):
@@ -89,18 +67,13 @@ class Sequential(Module):
             setattr(self, str(i), module)
 
     def forward(self, x):
-        for module in vars(self).values():
-            if isinstance(module, Module):
-                x = module(x)
+        for module in self.children():
+            x = module(x)
         return x
 
-
 def cross_entropy(logits, target):
-    """The mean of -log softmax(logits)[i, target[i]] over the rows.
-
-    log softmax(z) = z - log(sum(exp(z))): subtract each row's maximum (a constant, which does
-    not change the result) first, so that exp never overflows; pick the target's entry with a
-    one-hot mask, so that everything stays a yourgrad operation."""
+    """Mean over rows of -log softmax(logits)[i, target[i]]: log softmax(z) = z - log(sum(exp(z)))
+    for z less its row's maximum (no overflow); the targets picked with a one-hot product."""
     ### BEGIN SOLUTION chapter 09: a stable log-softmax, then the mean of the target entries
     shifted = logits - tensor.Tensor(logits.array.max(axis=1, keepdims=True))
     log_probs = shifted - shifted.exp().sum(1, keepdim=True).log()
@@ -108,7 +81,5 @@ def cross_entropy(logits, target):
     return -(log_probs * one_hot).sum() / logits.shape[0]
     ### END SOLUTION
 
-
 class CrossEntropyLoss(Module):
-    def forward(self, logits, target):
-        return cross_entropy(logits, target)
+    def forward(self, logits, target): return cross_entropy(logits, target)

@@ -1,11 +1,8 @@
 """Chapter 09 — optimizers: SGD with momentum, updating the parameters in place under no_grad."""
 from . import grad_mode
 
-
 class SGD:
-    """p -= lr * v, with v = grad, or with momentum the buffer v = momentum * v + grad
-    (PyTorch's form: the first buffer is the gradient itself)."""
-
+    """p -= lr * v: v the gradient, or with momentum v = momentum * v + grad (first v: grad)."""
     def __init__(self, params, lr, momentum=0.0):
         self.params, self.lr, self.momentum = list(params), lr, momentum
         self.state = {}                     # parameter -> its momentum buffer

@@ -1,19 +1,7 @@
-"""Chapter 10 — from dynamic to static: trace a function once, replay the recorded program.
-
-While `trace` runs the function, `ops.apply` reports each operation to the Program being
-recorded: a list of instructions over numbered values (v0, v1, ... the inputs first) and
-constants (c0, c1, ...: numbers and outside tensors, frozen as they were). Replaying it runs
-forward and backward without building a graph. Python's `if`, `for` and `while` are not
-operations: the program knows only the branch the example took.
-"""
-import re
-
-import numpy as np
-
+"""Chapter 10 — from dynamic to static: trace a function once, replay the recorded program."""
 from . import engine, grad_mode, tensor
 
 recording = None                            # the Program being traced (ops.apply reports to it)
-
 
 class Program:
     def __init__(self, inputs):
@@ -25,8 +13,8 @@ class Program:
         self.output = None
 
     def record(self, node_class, inputs, params, output):
-        """One operation that ran: name each input (a value of the program, or else a new
-        constant holding a copy of its array), name the output v<next>, append the instruction."""
+        """Name each input (a value of the program, or else a new constant: a copy of its
+        array) and the output (v<next>), and append the instruction."""
         ### BEGIN SOLUTION chapter 10: name inputs (new ones become constants) and the output
         for t in inputs:
             if id(t) not in self.number:
@@ -40,10 +28,8 @@ class Program:
         ### END SOLUTION
 
     def __call__(self, *inputs):
-        """Replay on new inputs: forward with each node's numpy `forward`, keeping what its
-        formula saves; then, from a gradient of 1, the nodes' `backward` in reverse order with
-        recording off (gradients summed back to their input's shape, engine.sum_to). Returns
-        (output, [gradient of each input])."""
+        """(output, [input gradients]): each node's numpy `forward`, keeping what it saves; from a
+        gradient of 1, the `backward`s in reverse order, unrecorded, summed back (engine.sum_to)."""
         ### BEGIN SOLUTION chapter 10: run forward instruction by instruction, then backward
         values = {name: tensor.Tensor(array) for name, array in self.constants.items()}
         values.update(zip(self.inputs, (tensor.Tensor(x.array) for x in inputs)))
@@ -70,20 +56,14 @@ class Program:
         lines = [f"def program({', '.join(self.inputs)}):"]
         lines += [f"    {name} = constant of shape {tuple(array.shape)}"
                   for name, array in self.constants.items()]
-        lines += [f"    {out} = {op_name(node_class)}({', '.join(names)})"
-                  for node_class, _, names, out in self.instructions]
+        for node_class, _, names, out in self.instructions:
+            operation = node_class.__name__.split("Backward")[0].lower()    # MulBackward0: mul
+            lines.append(f"    {out} = {operation}({', '.join(names)})")
         return "\n".join(lines + [f"    return {self.output}"])
 
-
-def op_name(node_class):
-    """The operation a node class records: MulBackward0 -> mul."""
-    return re.sub(r"Backward\d*$", "", node_class.__name__).lower()
-
-
 def trace(function, *example_inputs):
-    """Run `function` once on (fresh copies of) the example inputs while ops.apply reports to a
-    new Program (the module's `recording`, put back to None even if the function raises);
-    the program's output is the value the function returned."""
+    """Run `function` once on copies of the example inputs, `recording` into a new Program
+    (and None again afterwards, even after an error); its output: what the function returned."""
     ### BEGIN SOLUTION chapter 10: record a run of the function into a new Program
     global recording
     inputs = [tensor.Tensor(x.array.copy()) for x in example_inputs]
