@@ -74,6 +74,8 @@ def test_activation_of_special_values(activation, grad_value, dtype):
     """The value, the gradient for ``grad_value`` and the second derivative."""
     def prog(tg):
         values = SPECIAL + ([1e300, -1e300] if dtype == "float64" else [])
+        if (activation, dtype) == ("gelu", "float32"):
+            values = [v for v in values if v != INF]      # see the next test
         x = tg.tensor(values, dtype=getattr(tg, dtype), requires_grad=True)
         y = ACTIVATIONS[activation](tg.nn.functional, x)
         (grad,) = tg.autograd.grad(y, x, tg.full(y.shape, grad_value, dtype=y.dtype),
@@ -81,6 +83,16 @@ def test_activation_of_special_values(activation, grad_value, dtype):
         (second,) = tg.autograd.grad(grad.sum(), x)
         return {"y": y.detach(), "grad": D.loose(grad.detach()), "second": D.loose(second)}
     run_quietly(prog)
+
+
+def test_float32_gelu_of_infinity_is_infinity():
+    """A known difference: torch 2.13's vectorised float32 erf-gelu gives nan at +inf in a
+    tensor of two or more elements (inf for a single element, and in float64 at any size);
+    teachgrad gives inf, the limit, at any size."""
+    import teachgrad
+    x = teachgrad.tensor([INF, 1.0])
+    assert teachgrad.nn.functional.gelu(x)[0].item() == INF
+    assert teachgrad.nn.functional.gelu(x.double())[0].item() == INF
 
 
 def test_silu_in_place_of_minus_infinity():
