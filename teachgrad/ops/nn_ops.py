@@ -220,13 +220,12 @@ class ConvolutionBackward0(WindowOperation):
     def _gradients(self, grad, image):
         batch, out_channels, out_h, out_w = grad.shape
         grad_input = grad_weight = None
+        grad_rows = grad.reshape(batch, out_channels, out_h * out_w)        # (N, O, L)
         if self.needs_input_grad[0]:
-            rows = grad.permute(0, 2, 3, 1).reshape(-1, out_channels)       # (N*L, O)
-            columns = rows.mm(self._saved_weight.reshape(out_channels, -1))  # (N*L, C*KH*KW)
-            columns = columns.reshape(batch, out_h * out_w, -1).transpose(1, 2)
+            weight = self._saved_weight.reshape(out_channels, -1).t()      # (C*KH*KW, O)
+            columns = weight.expand(batch, *weight.shape).bmm(grad_rows)   # (N, C*KH*KW, L)
             grad_input = fold(columns, self._input_size, **self.geometry())
         if self.needs_input_grad[1]:
-            grad_rows = grad.reshape(batch, out_channels, out_h * out_w)    # (N, O, L)
             columns = unfold(image, **self.geometry())
             grad_weight = grad_rows.matmul(columns.transpose(1, 2)).sum(0).reshape(
                 self._weight_shape)
