@@ -3,9 +3,10 @@ import numpy as np
 import pytest
 
 import teachgrad
-from benchmarks import mlp
+from benchmarks import cnn, mlp
 from teachgrad.compile import counting, exercises, passes
 from teachgrad.compile.compiled import PASSES, CompiledFunction
+from teachgrad.compile.program import Instruction, Ref
 
 SIZES = (6, 5, 4, 3)
 
@@ -33,6 +34,77 @@ def replays_like_eager(compiled, model, eager, steps=5):
 
 def names(program):
     return [i.name for i in program.instructions]
+
+
+# ---- common subexpressions ----------------------------------------------------------------
+def traced(step, steps=2):
+    compiled = CompiledFunction(step, passes=())
+    for _ in range(steps):
+        compiled()
+    return compiled.trace.copy()
+
+
+def test_common_subexpressions_reuse_the_first_result():
+    w = teachgrad.ones(3, requires_grad=True)
+    x = teachgrad.tensor([1.0, 2.0, 3.0])
+
+    def step():
+        w.grad = None
+        loss = ((x * 2).exp() * w).sum() + ((x * 2).exp() * w).sum()   # the same twice
+        loss.backward()
+        return loss
+    program = traced(step)
+    exps = names(program).count("exp")
+    removed = passes.eliminate_common_subexpressions(program)
+    assert exps == 2 and names(program).count("exp") == 1
+    assert removed >= 4                     # x * 2, exp, (...) * w, sum: each once again
+    assert passes.eliminate_common_subexpressions(program) == 0
+    first = next(i for i in program.instructions if i.name == "exp").outputs[0]
+    assert sum(first in i.uses() for i in program.instructions) > 1    # its readers, and the copy's
+
+
+def test_common_subexpressions_respect_a_write_in_between():
+    w = teachgrad.ones(3, requires_grad=True)
+    x = teachgrad.tensor([1.0, 2.0, 3.0])
+
+    def step():
+        w.grad = None
+        before = (x.exp() * w).sum()
+        with teachgrad.no_grad():
+            x.add_(1)                       # x changes between the two exps
+        loss = before + (x.exp() * w).sum()
+        loss.backward()
+        with teachgrad.no_grad():
+            x.sub_(1)
+        return loss
+    program = traced(step)
+    assert names(program).count("exp") == 2
+    passes.eliminate_common_subexpressions(program)
+    assert names(program).count("exp") == 2
+
+
+def test_common_subexpressions_leave_a_result_written_into_later():
+    program = traced(step_with_dead_code())
+    program.instructions = program.instructions * 2          # every call made twice
+    written = program.instructions[0].outputs[0]             # ... and the first result
+    program.instructions.append(Instruction(np.add, (Ref(written), 1.0), {"out": (Ref(written),)},
+                                            mutates=(written,)))
+    passes.eliminate_common_subexpressions(program)
+    assert sum(written in i.outputs for i in program.instructions) == 2
+
+
+def test_cnn_backward_reuses_the_forward_unfold():
+    params, x, y = cnn.make_data(batch=2, size=10)
+    model, step = cnn.framework_step(teachgrad, params, x, y, size=10)
+    program = traced(step, steps=3)
+    windows = names(program).count("sliding_window_view")
+    passes.eliminate_common_subexpressions(program)
+    assert windows == 4 and names(program).count("sliding_window_view") == 2
+
+
+def test_common_subexpressions_keep_results_bit_for_bit():
+    compiled, model, eager = traced_mlp((passes.eliminate_common_subexpressions,))
+    assert replays_like_eager(compiled, model, eager)
 
 
 # ---- dead-code elimination ---------------------------------------------------------------

@@ -1,5 +1,7 @@
 """Passes over a traced program, each a short function that rewrites it in place.
 
+* ``eliminate_common_subexpressions``: a call made again on the same values (the
+  backward re-deriving what the forward computed) reuses the first call's result.
 * ``eliminate_dead_code``: drop the calls whose results nobody reads.
 * ``fuse_mm_bias``: a ``matmul`` followed by the add of a bias becomes one instruction
   that adds the bias into the product's memory.
@@ -7,6 +9,80 @@
   lifetimes do not overlap share one (memory planning).
 """
 import numpy as np
+
+from teachgrad.compile.program import Ref
+
+
+def eliminate_common_subexpressions(program):
+    """An instruction that repeats an earlier one -- the same function on the same values
+    and constants -- is dropped, and what read its results reads the earlier ones. Only
+    where sharing cannot show: neither result is ever written into, reshaped in place or
+    returned, and nothing wrote into the arguments in between. Returns how many went."""
+    values = program.values
+    written = program.written_roots()
+    kept_apart = written | {i.reshapes for i in program.instructions} | set(program.outputs)
+    seen, renamed, kept, last_written = {}, {}, [], {}
+    for instruction in program.instructions:
+        instruction.args = _renamed(instruction.args, renamed)
+        instruction.kwargs = _renamed(instruction.kwargs, renamed)
+        key = _call_key(instruction, values, kept_apart)
+        earlier, position = seen.get(key, (None, None))
+        if earlier is not None and not any(last_written.get(values[r].root, -1) > position
+                                           for r in instruction.uses()):
+            for later_id, first_id in zip(instruction.outputs, earlier.outputs):
+                renamed[later_id] = first_id
+                for value in values:
+                    if value.root == later_id:
+                        value.root = values[first_id].root
+            continue
+        for m in instruction.mutates:
+            last_written[values[m].root] = len(kept)
+        if key is not None:
+            seen[key] = (instruction, len(kept))
+        kept.append(instruction)
+    removed = len(program.instructions) - len(kept)
+    program.instructions = kept
+    return removed
+
+
+def _call_key(instruction, values, kept_apart):
+    """What makes two calls the same, or None if the call may not be shared."""
+    if (instruction.mutates or instruction.reshapes is not None or instruction.expect is not None
+            or not instruction.outputs
+            or any(values[o].root in kept_apart or o in kept_apart
+                   for o in instruction.outputs)):
+        return None
+    try:
+        return (instruction.func, _key(instruction.args), _key(instruction.kwargs))
+    except TypeError:                   # an argument that cannot be compared cheaply
+        return None
+
+
+def _key(obj):
+    if isinstance(obj, Ref):
+        return ("v", obj.id)
+    if isinstance(obj, (tuple, list)):
+        return (type(obj), tuple(_key(item) for item in obj))
+    if isinstance(obj, dict):
+        return (dict, tuple((name, _key(item)) for name, item in obj.items()))
+    if isinstance(obj, slice):
+        return (slice, _key((obj.start, obj.stop, obj.step)))
+    if isinstance(obj, np.ndarray):
+        return ("array", id(obj))       # the same constant array, not an equal one
+    hash(obj)                           # (TypeError if it cannot be a key)
+    return (type(obj), obj)             # 1, 1.0 and True are different arguments
+
+
+def _renamed(obj, renamed):
+    if isinstance(obj, Ref):
+        return Ref(renamed[obj.id]) if obj.id in renamed else obj
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_renamed(item, renamed) for item in obj)
+    if isinstance(obj, dict):
+        return {key: _renamed(item, renamed) for key, item in obj.items()}
+    if isinstance(obj, slice):
+        return slice(*_renamed((obj.start, obj.stop, obj.step), renamed))
+    return obj
 
 
 def eliminate_dead_code(program):
