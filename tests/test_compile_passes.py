@@ -189,33 +189,60 @@ def test_matmul_add_equals_numpy():
 
 
 # ---- memory planning ---------------------------------------------------------------------
-def lifetimes(program):
-    """buffer -> [(first, last) instruction of each value it held]."""
+def placed_values(program):
+    """[(first byte, end byte, first instruction, last instruction)] of each planned value."""
     last = {}
     for n, instruction in enumerate(program.instructions):
         for value_id in instruction.uses() + instruction.outputs:
             last[program.values[value_id].root] = n
-    held = {}
+    placed = []
     for n, instruction in enumerate(program.instructions):
         if instruction.buffer is not None:
-            held.setdefault(instruction.buffer, []).append((n, last[instruction.outputs[0]]))
-    return held
+            offset, shape, dtype = program.buffers[instruction.buffer]
+            size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+            placed.append((offset, offset + size, n, last[instruction.outputs[0]]))
+    return placed
 
 
-def test_plan_memory_reuses_dead_buffers_only():
+def overlapping(a, b):
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def test_plan_memory_shares_bytes_only_between_values_alive_at_different_times():
     compiled, model, eager = traced_mlp()
     program = compiled.trace.copy()
     one_each = passes.plan_memory(program, reuse=False)
-    assert all(len(spans) == 1 for spans in lifetimes(program).values())
+    placed = placed_values(program)
+    assert one_each >= sum(end - start for start, end, _, _ in placed)
+    assert not any(overlapping(a, b) for a in placed for b in placed if a is not b)
     shared = passes.plan_memory(program)
-    assert 0 < shared < one_each
-    for spans in lifetimes(program).values():
-        for (_, end), (start, _) in zip(spans, spans[1:]):
-            assert end < start                      # the last reader came before the next writer
-    for n in {i.buffer for i in program.instructions if i.buffer is not None}:
-        kinds = {(program.values[i.outputs[0]].shape, program.values[i.outputs[0]].dtype)
-                 for i in program.instructions if i.buffer == n}
-        assert len(kinds) == 1
+    assert 0 < shared < one_each / 2 and shared == program.arena_size
+    placed = placed_values(program)
+    shapes = {program.values[i.outputs[0]].shape for i in program.instructions
+              if i.buffer is not None}
+    assert len(shapes) > 1
+    reused = 0
+    for a in placed:
+        for b in placed:
+            if a is not b and overlapping(a, b) and a[2] < b[2]:
+                reused += 1
+                assert a[3] < b[2]          # the last reader came before the next writer
+    assert reused > 0
+    assert all(start % passes.ALIGNMENT == 0 for start, _, _, _ in placed)
+
+
+def test_buffers_are_views_of_one_arena():
+    compiled, model, eager = traced_mlp(PASSES)
+    program = compiled.program
+    buffers = program.allocate()
+    assert len(buffers) == len(program.buffers)
+    base = buffers[0].base
+    while base.base is not None:
+        base = base.base
+    assert base.nbytes == program.arena_size
+    for array, (offset, shape, dtype) in zip(buffers, program.buffers):
+        assert array.shape == tuple(shape) and array.dtype == dtype and array.flags.c_contiguous
+        assert array.__array_interface__["data"][0] - base.__array_interface__["data"][0] == offset
 
 
 def test_plan_memory_never_plans_what_escapes():

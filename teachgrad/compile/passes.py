@@ -181,34 +181,74 @@ def _touched_between(program, start, end, operands, product):
 
 
 def plan_memory(program, reuse=True):
-    """Give every instruction with a fresh result that does not escape a buffer
-    (``out=``), allocated once; with ``reuse``, a buffer whose value is dead -- read by no
-    later instruction -- serves the next result of the same shape and dtype.
-    Returns the number of buffers."""
+    """Give every instruction with a fresh result that does not escape a place in one arena
+    of memory allocated once (its ``out=`` is a view of the arena). With ``reuse``, the
+    bytes of a dead value -- read by no later instruction -- serve a later result of any
+    shape that fits, so the step touches less memory and more of it stays in the CPU's
+    cache (memory planning). Returns the arena's size in bytes."""
     values = program.values
     escaping = {values[i].root for i in program.outputs}
     last_use = {}
     for n, instruction in enumerate(program.instructions):
         for value_id in instruction.uses() + instruction.outputs:
             last_use[values[value_id].root] = n
-    program.buffers, free, owner = [], {}, {}
+    program.buffers, free, live, top = [], [], {}, 0
     for n, instruction in enumerate(program.instructions):
         if reuse:
-            for buffer, root in list(owner.items()):
-                if last_use[root] < n:                  # dead: its buffer is free again
-                    del owner[buffer]
-                    free.setdefault(program.buffers[buffer], []).append(buffer)
+            for buffer, root in list(live.items()):
+                if last_use[root] < n:                  # dead: its bytes are free again
+                    del live[buffer]
+                    _release(free, program.buffers[buffer][0], _span(program.buffers[buffer]))
         instruction.buffer = None
         if not instruction.fresh_out or not instruction.outputs:
             continue
         value = values[instruction.outputs[0]]
         if value.root != value.id or value.id in escaping:
             continue
-        kind = (value.shape, value.dtype)
-        if free.get(kind):
-            instruction.buffer = free[kind].pop()
+        offset, top = _place(free, _span((0, value.shape, value.dtype)), top)
+        instruction.buffer = len(program.buffers)
+        program.buffers.append((offset, value.shape, value.dtype))
+        live[instruction.buffer] = value.id
+    program.arena_size = top
+    return top
+
+
+ALIGNMENT = 64          # bytes: each buffer starts on a cache line
+
+
+def _span(buffer):
+    """The bytes a buffer ``(offset, shape, dtype)`` takes, rounded up to whole lines."""
+    _, shape, dtype = buffer
+    size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    return max(-(-size // ALIGNMENT), 1) * ALIGNMENT
+
+
+def _place(free, size, top):
+    """Where ``size`` bytes go: the smallest free gap that holds them, else the top of the
+    arena (grown from a free gap just below it). Returns (offset, new top)."""
+    fitting = [gap for gap in free if gap[1] >= size]
+    if fitting:
+        gap = min(fitting, key=lambda gap: gap[1])
+        offset = gap[0]
+        gap[0], gap[1] = gap[0] + size, gap[1] - size
+        if gap[1] == 0:
+            free.remove(gap)
+        return offset, top
+    if free and free[-1][0] + free[-1][1] == top:       # the gap at the top grows
+        offset = free.pop()[0]
+    else:
+        offset = top
+    return offset, offset + size
+
+
+def _release(free, offset, size):
+    """Give ``size`` bytes at ``offset`` back, merged with the free gaps they touch."""
+    free.append([offset, size])
+    free.sort()
+    merged = [free[0]]
+    for gap in free[1:]:
+        if merged[-1][0] + merged[-1][1] == gap[0]:
+            merged[-1][1] += gap[1]
         else:
-            instruction.buffer = len(program.buffers)
-            program.buffers.append(kind)
-        owner[instruction.buffer] = value.id
-    return len(program.buffers)
+            merged.append(gap)
+    free[:] = merged

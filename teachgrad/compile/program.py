@@ -117,7 +117,8 @@ class Program:
         self.values = []
         self.instructions = []
         self.outputs = []         # value ids the replay returns (they escape into tensors)
-        self.buffers = []         # (shape, dtype) of each buffer allocated once
+        self.buffers = []         # (offset, shape, dtype) of each buffer in the arena
+        self.arena_size = 0       # bytes of the one arena the buffers are views of
 
     def add_value(self, value):
         self.values.append(value)
@@ -131,7 +132,7 @@ class Program:
         """The same program, with instructions and values of its own (for passes to rewrite)."""
         twin = Program()
         twin.values = [copy.copy(v) for v in self.values]
-        twin.outputs, twin.buffers = list(self.outputs), []
+        twin.outputs, twin.buffers, twin.arena_size = list(self.outputs), [], 0
         twin.instructions = [copy.copy(i) for i in self.instructions]
         return twin
 
@@ -197,7 +198,14 @@ class Program:
         return namespace["replay"]
 
     def allocate(self):
-        return [_EMPTY(shape, dtype) for shape, dtype in self.buffers]
+        """The arena, allocated once, and each buffer as a view of its bytes."""
+        arena = _EMPTY(self.arena_size, np.uint8)
+        return [arena[offset:].view(dtype)[:_count(shape)].reshape(shape)
+                for offset, shape, dtype in self.buffers]
+
+
+def _count(shape):
+    return int(np.prod(shape, dtype=np.int64))
 
 
 def _code_line(instruction, number, namespace):
