@@ -4,6 +4,7 @@ and the shrinks -- against torch: values, node names down to the leaves, saved f
 gradients, second derivatives, module printing, parameters after manual_seed, errors."""
 import warnings
 
+import numpy as np
 import pytest
 
 try:
@@ -102,6 +103,20 @@ def test_adaptive_max_pool_returns_indices_and_picks_ties_and_nans_as_torch(name
         return y, indices, x.grad
     run(prog)
 
+
+
+@pytest.mark.parametrize("name,output_size", [("adaptive_max_pool2d", (2, 3)),
+                                              ("max_pool2d", 16)])
+def test_max_pool_indices_past_255_windows_and_places_as_torch(name, output_size):
+    """Many planes (more than 255 windows share a kernel position) and windows of 256
+    places: the winning positions must not wrap around in a small integer type."""
+    def prog(tg):
+        values = np.random.default_rng(0).standard_normal((4, 80, 32, 32), dtype=np.float32)
+        x = tg.tensor(values, requires_grad=True)
+        y, indices = getattr(tg.nn.functional, name)(x, output_size, return_indices=True)
+        y.sum().backward()
+        return y, indices, x.grad
+    run(prog)
 
 ADAPTIVE_ERRORS = [
     lambda F, tg: F.adaptive_avg_pool2d(tg.ones(3, 4), 2),

@@ -272,14 +272,13 @@ class MaxPool2DWithIndicesBackward0(WindowOperation):
         self._saved_ceil_mode = False
         self._input_shape = x.shape
         out_shape = output_shape(x.shape[-2:], kernel_size, stride, padding, dilation)
-        views = kernel_views(pad_image(x, padding, -np.inf), kernel_size, stride, dilation,
-                             out_shape)
-        columns = np.stack(list(views))          # (KH * KW, ..., OH, OW), one copy
-        position = winning_positions(columns)    # which kernel position won, in each window
-        best = pick(columns, position)
-        if np.isneginf(best).any():       # windows of -inf only: the padding must not win
+        padded = pad_image(x, padding, -np.inf)
+        views = list(kernel_views(padded, kernel_size, stride, dilation, out_shape))
+        position = winning_positions(views, has_nan(x))   # which kernel position won, each window
+        best = gather(padded, self._plane_indices(position, padded.shape[-1], (0, 0)))
+        if any(padding) and np.isneginf(best).any():   # windows of -inf only: padding must not win
             position = np.where(np.isneginf(best), self._first_real_positions(out_shape), position)
-        indices = self._input_indices(position)
+        indices = self._plane_indices(position, self._input_shape[-1], padding)
         self.keep("result1", indices)           # PyTorch's name for the saved indices
         return (best, indices) if return_indices else best
 
@@ -300,41 +299,48 @@ class MaxPool2DWithIndicesBackward0(WindowOperation):
         first_row, first_column = firsts
         return first_row[:, None] * self._saved_kernel_size[1] + first_column
 
-    def _input_indices(self, position):
-        """Turn each maximum's kernel position into its index in the input's H * W plane:
-        the index of its window's top-left corner plus the position's offset from that corner."""
+    def _plane_indices(self, position, width, padding):
+        """Turn each maximum's kernel position into its index in an H * W plane ``width``
+        wide whose border ``padding`` is not counted: the index of its window's top-left
+        corner plus the position's offset from that corner."""
         (kernel_h, kernel_w), (stride_h, stride_w) = self._saved_kernel_size, self._saved_stride
-        (pad_h, pad_w), (dilation_h, dilation_w) = self._saved_padding, self._saved_dilation
-        width, (out_h, out_w) = self._input_shape[-1], position.shape[-2:]
+        (pad_h, pad_w), (dilation_h, dilation_w) = padding, self._saved_dilation
+        out_h, out_w = position.shape[-2:]
         corner = ((np.arange(out_h)[:, None] * stride_h - pad_h) * width
                   + np.arange(out_w) * stride_w - pad_w)
         offset = (np.arange(kernel_h)[:, None] * dilation_h * width
                   + np.arange(kernel_w) * dilation_w).reshape(-1)    # one per kernel position
-        return corner + offset[position]
+        return corner + np.take(offset, position)
 
     def backward(self, grad, grad_indices=None):
         return MaxPool2DWithIndicesBackwardBackward0.apply(
             grad, indices=self._saved_result1._data, input_shape=self._input_shape)
 
 
-def winning_positions(columns):
+def has_nan(x):
+    """Does ``x`` hold a NaN? (Its maximum is NaN then: one pass, no mask.)"""
+    return x.size > 0 and x.dtype.kind in "fc" and bool(np.isnan(x.max()))
+
+
+def winning_positions(columns, nan_inside):
     """For each window, the kernel position of its maximum, chosen as PyTorch chooses it.
 
-    ``columns[k]`` holds every window's value at kernel position k. Scanning k in order,
-    a value replaces the running maximum if it is larger (so the first of equal maxima
-    stays) or if it is NaN (so the last NaN wins). Whole contiguous arrays are compared
-    at each step, without branching on each value: that is what makes it fast.
+    ``columns[k]`` holds every window's value at kernel position k (a strided view of the
+    image: nothing is copied). Scanning k in order, a value replaces the running maximum if
+    it is larger (so the first of equal maxima stays) or, if the image has a NaN
+    (``nan_inside``), if it is NaN (so the last NaN wins). Whole arrays are compared at each
+    step, without branching on each value: that is what makes it fast. The positions are
+    kept in the smallest unsigned type that holds them.
     """
     best = columns[0].copy()                         # the running maximum
-    position = np.zeros(best.shape, dtype=np.int64)
-    has_nan = np.isnan(columns).any()
+    position = np.zeros(best.shape, dtype=np.min_scalar_type(len(columns) - 1))
     for k in range(1, len(columns)):
         replaces = columns[k] > best
-        if has_nan:
+        if nan_inside:
             replaces |= np.isnan(columns[k])
         np.maximum(columns[k], best, out=best)       # NaN propagates, as it does above
         # k where it replaces, else unchanged (k is larger than every earlier position)
-        np.maximum(position, replaces * k, out=position)
+        np.maximum(position, np.multiply(replaces, k, dtype=position.dtype), out=position)
     return position
 
 
@@ -344,6 +350,11 @@ def pick(columns, position):
     places = position.size
     flat = position.reshape(-1) * places + np.arange(places)
     return columns.reshape(-1)[flat].reshape(position.shape)
+
+
+def gather(image, indices):
+    """``image``'s value at each index into its H * W planes (the same leading dimensions)."""
+    return image.reshape(-1)[flat_indices(indices, image.shape)].reshape(indices.shape)
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Operation):
@@ -362,8 +373,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Operation):
         return flat_indices(self._indices, self._input_shape)
 
     def backward(self, grad):
-        gathered = grad.reshape(-1)[self._image_indices()]
-        return gathered.reshape(self._indices.shape)
+        return gather(grad, self._indices)
 
 
 def flat_indices(indices, image_shape):
@@ -481,13 +491,14 @@ class AdaptiveMaxPool2DBackward0(Operation):
         (height, width), (out_h, out_w) = x.shape[-2:], output_size
         best = np.empty(x.shape[:-2] + (out_h, out_w), dtype=x.dtype)
         indices = np.empty(best.shape, dtype=np.int64)
+        nan_inside = has_nan(x)
         for i, (top, bottom) in enumerate(zip(*adaptive_windows(height, out_h))):
             for j, (left, right) in enumerate(zip(*adaptive_windows(width, out_w))):
                 span = right - left
                 window = x[..., top:bottom, left:right].reshape(
                     x.shape[:-2] + ((bottom - top) * span,))
                 columns = np.moveaxis(window, -1, 0)          # one row per window place
-                position = winning_positions(columns)
+                position = winning_positions(columns, nan_inside).astype(np.int64)
                 best[..., i, j] = pick(columns, position)
                 indices[..., i, j] = (top + position // span) * width + left + position % span
         self.keep("result1", indices)
@@ -512,8 +523,7 @@ class AdaptiveMaxPool2DBackwardBackward0(Operation):
 
     def backward(self, grad):
         indices = self._saved_indices._data
-        gathered = grad.reshape(-1)[flat_indices(indices, grad.shape)].reshape(indices.shape)
-        return gathered, _zeros_like(grad)
+        return gather(grad, indices), _zeros_like(grad)
 
 
 # ---- batch norm -----------------------------------------------------------------------
