@@ -46,6 +46,7 @@ def main(argv=None):
     repeats = 7 if args.quick else 40
 
     timing.set_threads(args.threads)
+    warm_memory = timing.keep_freed_memory()
     machine = timing.machine_summary()
     print(machine)
     rows, notes = [], []
@@ -65,7 +66,9 @@ def main(argv=None):
               f"numpy's BLAS and torch both on {args.threads} thread(s). Ratios are the figures "
               "that count; absolute times vary with the machine's load. In brackets beside a "
               "ratio: the quartiles of the ratios of the single rounds, how much it moved "
-              "during the run.")
+              "during the run."
+              + (" glibc's malloc keeps freed memory (mallopt), so no contender's large "
+                 "temporaries are fresh pages to fault in." if warm_memory else ""))
     args.output.write_text(
         f"# teachgrad benchmarks\n\nCommand: `{command}` ({datetime.date.today()})\n\n"
         f"Machine: {machine}\n\n{method}\n\n{markdown_table(rows)}\n\n"
