@@ -42,9 +42,10 @@ def contenders():
 
 
 def run(repeats):
-    if timing.torch is None:
-        return [timing.skip_row("Scalar chain, per op, vs torch", "torch absent")]
     runs = contenders()
+    counted = counts.row("Scalar chain", runs["teachgrad"], runs["compiled"], timing)
+    if timing.torch is None:
+        return [timing.skip_row("Scalar chain, per op, vs torch", "torch absent"), counted]
     times = timing.interleaved(runs, repeats, warmup=2)
     per_op = {name: t / (STEPS * OPS_PER_STEP) for name, t in times.items()}
     return [timing.ratio_row("Scalar chain, per op (fwd+bwd), vs torch",
@@ -53,7 +54,7 @@ def run(repeats):
             timing.ratio_row("Scalar chain, compiled, per op, vs torch",
                              per_op["compiled"], per_op["torch"], COMPILED_VS_TORCH,
                              times.ratio_spread("compiled", "torch")),
-            counts.row("Scalar chain", runs["teachgrad"], runs["compiled"], timing)]
+            counted]
 
 
 def profile_target():
