@@ -505,7 +505,8 @@ def where_or_zero(mask, values):
     gives +0.0, as ``where`` does; ``values * mask`` would not (inf * 0 is nan, -1 * 0 is -0.0).
     """
     words = values.view(f"i{values.itemsize}")
-    return np.bitwise_and(words, np.negative(mask, dtype=words.dtype)).view(values.dtype)
+    ones = np.negative(np.asarray(mask).view(np.int8))    # -1: all bits set, as bytes (fast)
+    return np.bitwise_and(words, ones).view(values.dtype)   # (widened to words as it goes)
 
 
 class ThresholdBackwardBackward0(Operation):
