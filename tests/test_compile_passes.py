@@ -93,6 +93,22 @@ def test_common_subexpressions_leave_a_result_written_into_later():
     assert sum(written in i.outputs for i in program.instructions) == 2
 
 
+def test_common_subexpressions_share_equal_views_of_memory_written_into():
+    x = teachgrad.tensor([1.0, 2.0, 3.0, 4.0])
+
+    def step():
+        running = x * 2
+        running.add_(1)                     # written into: the fresh result is kept apart...
+        return (running[1:3] * running[1:3]).sum()     # ... but two equal views of it are not
+    program = traced(step)
+    slices = names(program).count("__getitem__")
+    passes.eliminate_common_subexpressions(program)
+    assert slices == 2 and names(program).count("__getitem__") == 1
+    assert names(program).count("add") == 1             # (the write itself stays)
+    replayed = CompiledFunction(step, passes=(passes.eliminate_common_subexpressions,))
+    assert [replayed().item() for _ in range(3)] == [step().item()] * 3 == [74.0] * 3
+
+
 def test_cnn_backward_reuses_the_forward_unfold():
     params, x, y = cnn.make_data(batch=2, size=10)
     model, step = cnn.framework_step(teachgrad, params, x, y, size=10)

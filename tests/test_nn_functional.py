@@ -209,24 +209,27 @@ MAX_POOL_GEOMETRIES = [(2, 2, 0, 1), (3, 3, 0, 1), (2, 3, 0, 1), (3, 1, 1, 1), (
                        (2, 1, 0, 2), ((2, 3), (1, 2), (1, 0), 1), (1, 1, 0, 1)]
 
 
-def _pool_input(seed, shape, nans):
-    """Few distinct values (many ties), zeros of both signs and, if ``nans``, several NaNs."""
+def _pool_input(seed, shape, nans, negative_zeros=True):
+    """Few distinct values (many ties), zeros (of both signs if ``negative_zeros``) and, if
+    ``nans``, several NaNs."""
     rng = np.random.default_rng(seed)
     x = rng.integers(-2, 3, shape).astype(np.float32)
-    x[x == 0] = rng.choice(np.float32([0.0, -0.0]), int((x == 0).sum()))
+    if negative_zeros:
+        x[x == 0] = rng.choice(np.float32([0.0, -0.0]), int((x == 0).sum()))
     if nans:
         x[rng.random(shape) < 0.2] = np.nan
     return x
 
 
 @pytest.mark.parametrize("geometry", MAX_POOL_GEOMETRIES)
-@pytest.mark.parametrize("nans", [False, True])
+@pytest.mark.parametrize("nans,negative_zeros", [(False, False), (False, True), (True, True)])
 @pytest.mark.parametrize("shape", [(2, 3, 7, 9), (3, 8, 6)])
-def test_max_pool2d_matches_torch_bit_for_bit(geometry, nans, shape):
+def test_max_pool2d_matches_torch_bit_for_bit(geometry, nans, negative_zeros, shape):
     """Values (with the sign of zero), indices, gradient and gradient of the gradient: the
-    first maximum wins a tie, the last NaN wins among NaNs, overlapping windows add up."""
+    first maximum wins a tie, the last NaN wins among NaNs, overlapping windows add up.
+    (Without NaN or -0.0, the maxima are numpy's running maximum, gathered otherwise.)"""
     kernel_size, stride, padding, dilation = geometry
-    x = _pool_input(sum(shape) + nans, shape, nans)
+    x = _pool_input(sum(shape) + nans + 2 * negative_zeros, shape, nans, negative_zeros)
     results = []
     for lib in (tg, torch):
         x_t = lib.tensor(x, requires_grad=True)
@@ -242,6 +245,17 @@ def test_max_pool2d_matches_torch_bit_for_bit(geometry, nans, shape):
         assert ours.dtype == theirs.dtype
         np.testing.assert_array_equal(ours, theirs)
         np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_negative_zero_is_found_by_its_bits(dtype):
+    """Max pooling takes numpy's running maximum as it is unless the image has a -0.0 (or
+    a NaN): then it gathers the winners' own bits. The check must see every -0.0."""
+    from teachgrad.ops.nn_ops import has_negative_zero
+    others = np.array([0.0, 1.0, -1.0, -np.inf, np.inf, np.nan, -np.nan], dtype=dtype)
+    assert not has_negative_zero(others)
+    assert has_negative_zero(np.append(others, dtype(-0.0)))
+    assert not has_negative_zero(np.zeros(0, dtype)) and not has_negative_zero(np.arange(-3, 3))
 
 
 def test_max_pool2d_nan_wins_over_infinity_and_the_last_nan_wins():

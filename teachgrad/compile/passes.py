@@ -16,16 +16,18 @@ from teachgrad.compile.program import Ref
 def eliminate_common_subexpressions(program):
     """An instruction that repeats an earlier one -- the same function on the same values
     and constants -- is dropped, and what read its results reads the earlier ones. Only
-    where sharing cannot show: neither result is ever written into, reshaped in place or
-    returned, and nothing wrote into the arguments in between. Returns how many went."""
+    where sharing cannot show: neither result is reshaped in place or returned, neither is
+    ever written into unless it is a view (two equal views see the same memory whatever is
+    written into it), and nothing wrote into the arguments in between. Returns how many
+    went."""
     values = program.values
     written = program.written_roots()
-    kept_apart = written | {i.reshapes for i in program.instructions} | set(program.outputs)
+    kept_apart = {i.reshapes for i in program.instructions} | set(program.outputs)
     seen, renamed, kept, last_written = {}, {}, [], {}
     for instruction in program.instructions:
         instruction.args = _renamed(instruction.args, renamed)
         instruction.kwargs = _renamed(instruction.kwargs, renamed)
-        key = _call_key(instruction, values, kept_apart)
+        key = _call_key(instruction, values, kept_apart, written)
         earlier, position = seen.get(key, (None, None))
         if earlier is not None and not any(last_written.get(values[r].root, -1) > position
                                            for r in instruction.uses()):
@@ -45,11 +47,11 @@ def eliminate_common_subexpressions(program):
     return removed
 
 
-def _call_key(instruction, values, kept_apart):
+def _call_key(instruction, values, kept_apart, written):
     """What makes two calls the same, or None if the call may not be shared."""
     if (instruction.mutates or instruction.reshapes is not None or instruction.expect is not None
             or not instruction.outputs
-            or any(values[o].root in kept_apart or o in kept_apart
+            or any(o in kept_apart or values[o].root == o and o in written
                    for o in instruction.outputs)):
         return None
     try:

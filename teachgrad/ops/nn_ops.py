@@ -278,8 +278,10 @@ class MaxPool2DWithIndicesBackward0(WindowOperation):
         out_shape = output_shape(x.shape[-2:], kernel_size, stride, padding, dilation)
         padded = pad_image(x, padding, -np.inf)
         views = list(kernel_views(padded, kernel_size, stride, dilation, out_shape))
-        position = winning_positions(views, has_nan(x))   # which kernel position won, each window
-        best = gather(padded, self._plane_indices(position, padded.shape[-1], (0, 0)))
+        nan_inside = has_nan(x)
+        best, position = window_maxima(views, nan_inside)  # and which kernel position won
+        if nan_inside or has_negative_zero(x):   # equal values, different bits: take the winners'
+            best = gather(padded, self._plane_indices(position, padded.shape[-1], (0, 0)))
         if any(padding) and np.isneginf(best).any():   # windows of -inf only: padding must not win
             position = np.where(np.isneginf(best), self._first_real_positions(out_shape), position)
         indices = self._plane_indices(position, self._input_shape[-1], padding)
@@ -326,15 +328,25 @@ def has_nan(x):
     return x.size > 0 and x.dtype.kind in "fc" and bool(np.isnan(x.max()))
 
 
-def winning_positions(columns, nan_inside):
-    """For each window, the kernel position of its maximum, chosen as PyTorch chooses it.
+def has_negative_zero(x):
+    """Does float ``x`` hold a -0.0? (Read as integers, -0.0 is the smallest of all.)"""
+    if x.size == 0 or x.dtype.kind != "f":
+        return False
+    words = x.view(f"i{x.itemsize}")
+    return bool(words.min() == np.iinfo(words.dtype).min)
+
+
+def window_maxima(columns, nan_inside):
+    """For each window, its maximum and the kernel position of it, chosen as PyTorch chooses.
 
     ``columns[k]`` holds every window's value at kernel position k (a strided view of the
     image: nothing is copied). Scanning k in order, a value replaces the running maximum if
     it is larger (so the first of equal maxima stays) or, if the image has a NaN
     (``nan_inside``), if it is NaN (so the last NaN wins). Whole arrays are compared at each
     step, without branching on each value: that is what makes it fast. The positions are
-    kept in the smallest unsigned type that holds them.
+    kept in the smallest unsigned type that holds them. The maxima are exact unless the
+    image holds a NaN or a -0.0: then numpy's ``maximum`` may keep the bits of another
+    value that compares equal (0.0 for -0.0), and the caller takes the winners' own.
     """
     best = columns[0].copy()                         # the running maximum
     position = np.zeros(best.shape, dtype=np.min_scalar_type(len(columns) - 1))
@@ -345,7 +357,7 @@ def winning_positions(columns, nan_inside):
         np.maximum(columns[k], best, out=best)       # NaN propagates, as it does above
         # k where it replaces, else unchanged (k is larger than every earlier position)
         np.maximum(position, np.multiply(replaces, k, dtype=position.dtype), out=position)
-    return position
+    return best, position
 
 
 def pick(columns, position):
@@ -502,7 +514,7 @@ class AdaptiveMaxPool2DBackward0(Operation):
                 window = x[..., top:bottom, left:right].reshape(
                     x.shape[:-2] + ((bottom - top) * span,))
                 columns = np.moveaxis(window, -1, 0)          # one row per window place
-                position = winning_positions(columns, nan_inside).astype(np.int64)
+                position = window_maxima(columns, nan_inside)[1].astype(np.int64)
                 best[..., i, j] = pick(columns, position)
                 indices[..., i, j] = (top + position // span) * width + left + position % span
         self.keep("result1", indices)
