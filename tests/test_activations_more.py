@@ -242,3 +242,19 @@ def test_integer_inputs_of_hardtanh_and_threshold_stay_integers():
     run(lambda tg: [tg.nn.functional.hardtanh(tg.tensor([1, 5, -3]), -2, 2),
                     tg.nn.functional.relu6(tg.tensor([-1, 3, 9])),
                     tg.nn.functional.threshold(tg.arange(3), 1, 0)])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_and_threshold_gradients_pass_or_zero_every_bit_as_torch(dtype):
+    """Where the input is above the threshold (or NaN) the gradient passes bit for bit
+    (inf, nan, -0.0 included); elsewhere it is +0.0."""
+    values = [math.nan, math.inf, -math.inf, -0.0, 0.0, 1.0, -1.0, 2.0, 0.5]
+    grads = [1.0, math.inf, 3.0, -math.nan, -0.0, -0.0, math.inf, math.nan, -2.0]
+
+    def prog(tg):
+        x = tg.tensor(values, dtype=getattr(tg, dtype), requires_grad=True)
+        out = tg.relu(x) + tg.nn.functional.threshold(x, 0.5, 7.0)
+        (grad,) = tg.autograd.grad(out, x, tg.tensor(grads, dtype=getattr(tg, dtype)))
+        bits = grad.numpy().view(f"u{grad.element_size()}")
+        return bits.tolist()
+    D.run_both(prog)

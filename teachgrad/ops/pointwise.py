@@ -496,17 +496,19 @@ class ReluBackward0(Operation):
         return ThresholdBackwardBackward0.apply(grad, self._saved_result, threshold=0)
 
 
-def where_or_zero(mask, values):
-    """``np.where(mask, values, 0)`` for a float array, about twice as fast.
+def zero_where(mask, values):
+    """``np.where(mask, 0, values)`` for a float array, about twice as fast.
 
     numpy's ``where`` branches on every element, which is slow when the mask has no
-    pattern (relu's mask of a layer's outputs). A bitwise and with the mask widened to
-    all-ones or all-zeros words picks each value bit for bit (inf, nan and -0.0 too) or
-    gives +0.0, as ``where`` does; ``values * mask`` would not (inf * 0 is nan, -1 * 0 is -0.0).
+    pattern (relu's mask of a layer's outputs). A bitwise and with words of all zeros
+    (where ``mask`` holds) or all ones picks each value bit for bit (inf, nan and -0.0
+    too) or gives +0.0, as ``where`` does; ``values * mask`` would not (inf * 0 is nan,
+    -1 * 0 is -0.0). The words are made from the mask's bytes (1 - 1 = 0, 0 - 1 = -1) and
+    widened by the and itself.
     """
     words = values.view(f"i{values.itemsize}")
-    ones = np.negative(np.asarray(mask).view(np.int8))    # -1: all bits set, as bytes (fast)
-    return np.bitwise_and(words, ones).view(values.dtype)   # (widened to words as it goes)
+    keep = np.subtract(np.asarray(mask).view(np.int8), 1)
+    return np.bitwise_and(words, keep).view(values.dtype)
 
 
 class ThresholdBackwardBackward0(Operation):
@@ -518,7 +520,7 @@ class ThresholdBackwardBackward0(Operation):
     def forward(self, grad, a, threshold):
         self.save("self")
         self._saved_threshold = threshold
-        return where_or_zero(~(a <= threshold), grad)     # (a nan passes the gradient too)
+        return zero_where(a <= threshold, grad)     # (a nan is not <=: its gradient passes)
 
     def backward(self, grad):
         from teachgrad import creation
