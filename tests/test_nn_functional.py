@@ -173,8 +173,11 @@ def test_linear_records_addmm_or_matmul_like_torch():
                  grad_inputs=(1, 2))
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"stride": 2}, {"padding": 2, "dilation": 2},
-                                    {"stride": (1, 2), "padding": (0, 1)}])
+CONV_GEOMETRIES = [{}, {"stride": 2}, {"padding": 2, "dilation": 2},
+                   {"stride": (1, 2), "padding": (0, 1)}]
+
+
+@pytest.mark.parametrize("kwargs", CONV_GEOMETRIES)
 def test_conv2d_unfold_and_fold(kwargs):
     x, w, b = arrays(12, (2, 3, 7, 8), (4, 3, 3, 2), (4,))
     _compare(lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, **kwargs), [x, w, b],
@@ -184,6 +187,43 @@ def test_conv2d_unfold_and_fold(kwargs):
     _compare(lambda lib, x: lib.nn.functional.unfold(x, (3, 2), **kwargs), [x])
     columns = tg.nn.functional.unfold(tg.tensor(x), (3, 2), **kwargs).numpy()
     _compare(lambda lib, c: lib.nn.functional.fold(c, (7, 8), (3, 2), **kwargs), [columns])
+
+
+def _as_pairs(kwargs):
+    """conv2d's keyword arguments as the (rows, columns) pairs the kernels take."""
+    defaults = {"dilation": 1, "padding": 0, "stride": 1}
+    return {name: kwargs.get(name, value) if isinstance(kwargs.get(name, value), tuple)
+            else (kwargs.get(name, value),) * 2 for name, value in defaults.items()}
+
+
+@pytest.mark.parametrize("kwargs", CONV_GEOMETRIES)
+def test_conv2d_input_gradient_folds_columns_laid_out_batch_last(kwargs):
+    """The input gradient's col2im takes its columns kernel position first and batch
+    last: it must give what fold gives the same columns in fold's own layout."""
+    from teachgrad.ops.nn_ops import fold_batch_last
+    (x,) = arrays(14, (3, 2, 7, 8))
+    columns = tg.nn.functional.unfold(tg.tensor(x), (3, 2), **kwargs).numpy()   # (N, C*K, L)
+    batch, rows, length = columns.shape
+    kernel_first = columns.reshape(batch, 2, 6, length).transpose(2, 1, 3, 0)
+    ours = fold_batch_last(tg.tensor(kernel_first.reshape(rows, length * batch)), batch, (7, 8),
+                           (3, 2), **_as_pairs(kwargs))
+    folded = tg.nn.functional.fold(tg.tensor(columns), (7, 8), (3, 2), **kwargs)
+    np.testing.assert_array_equal(ours.numpy(), folded.numpy())
+    assert ours.numpy().flags.c_contiguous
+
+
+@pytest.mark.parametrize("kwargs", CONV_GEOMETRIES)
+def test_conv2d_input_gradient_and_its_gradients_match_torch(kwargs):
+    x, w, upstream = arrays(15, (3, 2, 7, 8), (4, 2, 3, 2), (3, 2, 7, 8))
+    results = []
+    for lib in (tg, torch):
+        x_t, w_t = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        out = lib.nn.functional.conv2d(x_t, w_t, **kwargs)
+        (grad_x,) = lib.autograd.grad((out * out).sum(), x_t, create_graph=True)
+        second = lib.autograd.grad((grad_x * lib.tensor(upstream)).sum(), (x_t, w_t))
+        results.append([t.detach().numpy() for t in (grad_x, *second)])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
 
 
 def test_max_pool2d_return_indices():

@@ -63,13 +63,18 @@ def kernel_views(image, kernel_size, stride, dilation, out_shape):
                         left:left + stride_w * (out_w - 1) + 1:stride_w]
 
 
-def add_windows(columns, image_shape, stride, dilation):
+def add_windows(columns, image_shape, stride, dilation, batch_last=False):
     """The adjoint of ``windows``: add each window's values back where they were taken from.
 
     ``columns`` is shaped (..., KH, KW, OH, OW). The loop runs over the kernel's
-    KH * KW positions; each step is one strided add over all windows at once.
+    KH * KW positions; each step is one strided add over all windows at once. With
+    ``batch_last``, the image (N, ...) is laid out with its first dimension last in memory:
+    for columns laid out so too, each add then runs over whole rows of N values at a time.
     """
-    image = np.zeros(image_shape, dtype=columns.dtype)
+    if batch_last:
+        image = np.moveaxis(np.zeros(image_shape[1:] + image_shape[:1], columns.dtype), -1, 0)
+    else:
+        image = np.zeros(image_shape, dtype=columns.dtype)
     kernel_h, kernel_w, out_h, out_w = columns.shape[-4:]
     views = kernel_views(image, (kernel_h, kernel_w), stride, dilation, (out_h, out_w))
     for k, view in enumerate(views):
@@ -145,6 +150,41 @@ def unfold(input, kernel_size, dilation, padding, stride):
 def fold(input, output_size, kernel_size, dilation, padding, stride):
     return Col2ImBackward0.apply(input, output_size=tuple(output_size), kernel_size=kernel_size,
                                  dilation=dilation, padding=padding, stride=stride)
+
+
+class Col2ImBatchLastBackward0(WindowOperation):
+    """col2im for a convolution's input gradient, on columns laid out kernel position
+    first and batch last: (KH * KW * C, OH * OW * N), as the weight times the gradient
+    gives them in one matrix product. Folded into an image laid out batch last, every add
+    runs over rows of N values instead of rows of OW (where ``fold`` spends most of a small
+    network's backward); the result is the (N, C, H, W) image. Its backward is unfold,
+    laid out the same way."""
+
+    def forward(self, columns, batch, output_size, kernel_size, dilation, padding, stride):
+        self.keep_geometry(kernel_size, stride, padding, dilation)
+        self._batch, self._image_size = batch, output_size
+        (height, width), (kernel_h, kernel_w) = output_size, kernel_size
+        out_h, out_w = output_shape(output_size, kernel_size, stride, padding, dilation)
+        channels = columns.shape[0] // (kernel_h * kernel_w)
+        columns = columns.reshape(kernel_h, kernel_w, channels, out_h, out_w, batch)
+        columns = columns.transpose(5, 2, 0, 1, 3, 4)         # (N, C, KH, KW, OH, OW): a view
+        padded_shape = (batch, channels, height + 2 * padding[0], width + 2 * padding[1])
+        image = add_windows(columns, padded_shape, stride, dilation, batch_last=True)
+        return np.ascontiguousarray(image[..., padding[0]:padding[0] + height,
+                                          padding[1]:padding[1] + width])
+
+    def backward(self, grad):
+        columns = unfold(grad, **self.geometry())                   # (N, C * KH * KW, L)
+        batch, rows, length = columns.shape
+        kernel_h, kernel_w = self._geometry["kernel_size"]
+        columns = columns.reshape(batch, rows // (kernel_h * kernel_w), kernel_h * kernel_w, length)
+        return columns.permute(2, 1, 3, 0).reshape(rows, length * batch)
+
+
+def fold_batch_last(columns, batch, output_size, kernel_size, dilation, padding, stride):
+    return Col2ImBatchLastBackward0.apply(columns, batch=batch, output_size=tuple(output_size),
+                                          kernel_size=kernel_size, dilation=dilation,
+                                          padding=padding, stride=stride)
 
 
 # ---- convolution ----------------------------------------------------------------------
@@ -225,10 +265,14 @@ class ConvolutionBackward0(WindowOperation):
         batch, out_channels, out_h, out_w = grad.shape
         grad_input = grad_weight = None
         grad_rows = grad.reshape(batch, out_channels, out_h * out_w)        # (N, O, L)
-        if self.needs_input_grad[0]:
-            weight = self._saved_weight.reshape(out_channels, -1).t()      # (C*KH*KW, O)
-            columns = weight.expand(batch, *weight.shape).bmm(grad_rows)   # (N, C*KH*KW, L)
-            grad_input = fold(columns, self._input_size, **self.geometry())
+        if self.needs_input_grad[0]:      # the weight times the gradient, then col2im
+            weight = self._saved_weight
+            if weight.ndim == 3:                                   # conv1d: one row high
+                weight = weight.unsqueeze(2)
+            kernel_first = weight.permute(2, 3, 1, 0).reshape(-1, out_channels)
+            batch_last = grad_rows.permute(1, 2, 0).reshape(out_channels, -1)   # (O, L*N)
+            columns = kernel_first.mm(batch_last)                  # (KH*KW*C, L*N)
+            grad_input = fold_batch_last(columns, batch, self._input_size, **self.geometry())
         if self.needs_input_grad[1]:
             columns = unfold(image, **self.geometry())
             grad_weight = grad_rows.matmul(columns.transpose(1, 2)).sum(0).reshape(
