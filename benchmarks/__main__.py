@@ -62,7 +62,8 @@ def main(argv=None):
     print(text_table(rows))
     for note in notes:
         print(note)
-    method = (f"Medians of {repeats} interleaved repetitions (A B C A B C ...) after a warm-up; "
+    method = (f"Medians of {repeats} interleaved rounds after a warm-up, each round taking the "
+              "contenders in a new (seeded, shuffled) order (A B C, C A B, B C A ...); "
               f"numpy's BLAS and torch both on {args.threads} thread(s). Ratios are the figures "
               "that count; absolute times vary with the machine's load. In brackets beside a "
               "ratio: the quartiles of the ratios of the single rounds, how much it moved "

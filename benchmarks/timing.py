@@ -1,8 +1,9 @@
 """Timing helpers: medians of interleaved repetitions, thread counts, the machine summary.
 
-Interleaving (A B C A B C ...) exposes every contender to the same drift of a noisy
+Interleaving (A B C, C A B, ...) exposes every contender to the same drift of a noisy
 machine (other jobs, CPU frequency), so the ratio of two medians stays meaningful even
-when the absolute times wander.
+when the absolute times wander; shuffling each round's order spreads the cost of running
+right after another contender (cold caches, a busy allocator) over all of them.
 """
 import cProfile
 import ctypes
