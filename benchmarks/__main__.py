@@ -43,7 +43,7 @@ def main(argv=None):
     unknown = [name for name in names if name not in CASES]
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(CASES)}")
-    repeats = 7 if args.quick else 40
+    repeats = 7 if args.quick else 120      # rounds: the medians settle within about 1%
 
     timing.set_threads(args.threads)
     warm_memory = timing.keep_freed_memory()
