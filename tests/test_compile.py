@@ -1,5 +1,7 @@
 """teachgrad.compile replays the benchmark models' training steps bit for bit, and leaves
 exactly the state an eager step leaves: parameters, .grad, versions, optimiser state, loss."""
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -37,6 +39,26 @@ def test_benchmark_model_bit_for_bit_over_100_steps(module):
         assert_same_state(eager_model, model)
     assert step.fallback_reason is None
     assert step.traces == 2         # the first call made the .grad fields: traced once more
+
+
+def test_replaced_grads_are_let_go_before_the_new_ones_are_made():
+    """As the eager step's zero_grad() does, the replay releases the .grad tensors it
+    replaces before making the new ones: a step's memory does not hold both sets."""
+    model, step = mlp.framework_step(teachgrad, *mlp.make_data())
+    compiled = teachgrad.compile(step)
+    for _ in range(4):
+        compiled()
+    grad_bytes = sum(p.grad.numpy().nbytes for p in model.parameters())
+    tracemalloc.start()
+    try:
+        compiled()                        # (the grads it replaces were made while traced)
+        tracemalloc.reset_peak()
+        start, _ = tracemalloc.get_traced_memory()
+        compiled()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak - start < grad_bytes / 4
 
 
 def closure(fn):

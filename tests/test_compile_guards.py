@@ -131,6 +131,28 @@ def test_data_dependent_branch_is_checked_on_every_replay():
     assert compiled(positive).item() == 60.0 and w.grad.tolist() == [10.0, 20.0, 30.0]
 
 
+def test_a_failed_check_hands_eager_the_grads_the_replay_would_have_replaced():
+    """The replay lets go of the .grad tensors it replaces only once every branch check has
+    passed: a call that fails one runs eagerly on the old ones."""
+    w = teachgrad.ones(3, requires_grad=True)
+
+    def step(x):
+        loss = (x * w).sum()
+        if loss > 0:
+            loss = loss * 10
+        old, w.grad = w.grad, None
+        loss.backward()
+        w.grad = w.grad + (0 if old is None else old)      # a new tensor: the old one replaced
+        return loss
+    compiled = teachgrad.compile(step)
+    positive = teachgrad.tensor([1.0, 2.0, 3.0])
+    for _ in range(4):
+        compiled(positive)
+    assert w.grad.tolist() == [40.0, 80.0, 120.0] and compiled.eager_calls == 0
+    compiled(-positive)                                  # fails the check: eager, on the old grad
+    assert compiled.eager_calls == 1 and w.grad.tolist() == [39.0, 78.0, 117.0]
+
+
 def test_a_branch_after_the_update_cannot_be_checked_in_time():
     def make():
         w = teachgrad.ones(3, requires_grad=True)

@@ -43,7 +43,8 @@ class CompiledStep:
         return arrays
 
     def __call__(self, args):
-        outputs = self.run(self.input_arrays(args), self.buffers)
+        outputs = self.run(self.input_arrays(args), self.buffers,
+                           lambda: self._release_replaced_grads(args))
         for kind, position, tensor, what in self.effects:
             if position is not None:                # a tensor passed in: this call's
                 tensor = args[position]
@@ -54,6 +55,15 @@ class CompiledStep:
             else:                                   # "version": bump it as eager did
                 tensor._version_counter.version += what
         return _rebuild(self.returned, outputs)
+
+
+    def _release_replaced_grads(self, args):
+        """Let go of the ``.grad`` tensors this call replaces before it makes the new ones,
+        as the eager step's ``zero_grad()`` does, so that their memory can serve again.
+        (Called once the replay can no longer hand the call back to eager.)"""
+        for kind, position, tensor, _ in self.effects:
+            if kind == "grad":
+                (tensor if position is None else args[position])._grad = None
 
 
 def _rebuild(returned, outputs):

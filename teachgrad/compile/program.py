@@ -174,7 +174,9 @@ class Program:
 
     # ---- running it ----------------------------------------------------------------
     def lower(self):
-        """One Python function ``replay(inputs, buffers)`` returning the output arrays."""
+        """One Python function ``replay(inputs, buffers, checked=None)`` returning the output
+        arrays. ``checked()``, if given, is called once every branch check has passed: from
+        there on the replay cannot hand the call back to eager."""
         namespace = {"asarray": _ASARRAY, "GuardFailed": GuardFailed, "array": _ARRAY}
         lines = []
         inputs = self.inputs()
@@ -189,10 +191,15 @@ class Program:
                 namespace[f"c{value.id}"] = value.constant
                 lines.append(f"v{value.id} = array(c{value.id})" if value.id in written else
                              f"v{value.id} = c{value.id}")
-        for number, instruction in enumerate(self.instructions):
-            lines.append(_code_line(instruction, number, namespace))
+        calls = [_code_line(instruction, number, namespace)
+                 for number, instruction in enumerate(self.instructions)]
+        last_check = max((n for n, i in enumerate(self.instructions) if i.expect is not None),
+                         default=-1)
+        calls.insert(last_check + 1, "if checked is not None: checked()")
+        lines += calls
         lines.append("return (" + "".join(f"v{i}, " for i in self.outputs) + ")")
-        source = "def replay(inputs, buffers):\n" + "".join(f"    {line}\n" for line in lines)
+        source = ("def replay(inputs, buffers, checked=None):\n"
+                  + "".join(f"    {line}\n" for line in lines))
         exec(compile(source, "<teachgrad.compile program>", "exec"), namespace)
         self.source = source
         return namespace["replay"]
