@@ -162,7 +162,6 @@ class Col2ImBatchLastBackward0(WindowOperation):
 
     def forward(self, columns, batch, output_size, kernel_size, dilation, padding, stride):
         self.keep_geometry(kernel_size, stride, padding, dilation)
-        self._batch, self._image_size = batch, output_size
         (height, width), (kernel_h, kernel_w) = output_size, kernel_size
         out_h, out_w = output_shape(output_size, kernel_size, stride, padding, dilation)
         channels = columns.shape[0] // (kernel_h * kernel_w)
@@ -176,9 +175,9 @@ class Col2ImBatchLastBackward0(WindowOperation):
     def backward(self, grad):
         columns = unfold(grad, **self.geometry())                   # (N, C * KH * KW, L)
         batch, rows, length = columns.shape
-        kernel_h, kernel_w = self._geometry["kernel_size"]
-        columns = columns.reshape(batch, rows // (kernel_h * kernel_w), kernel_h * kernel_w, length)
-        return columns.permute(2, 1, 3, 0).reshape(rows, length * batch)
+        positions = int(np.prod(self._geometry["kernel_size"]))
+        columns = columns.reshape(batch, rows // positions, positions, length)
+        return columns.permute(2, 1, 3, 0).reshape(rows, length * batch)   # (K*C, L*N)
 
 
 def fold_batch_last(columns, batch, output_size, kernel_size, dilation, padding, stride):
