@@ -30,6 +30,17 @@ def twin_steps(module, **sizes):
     return eager_model, eager_step, model, teachgrad.compile(step)
 
 
+def training_step(model, optimizer, x):
+    """zero_grad, the mean square of the model's output, backward, the optimiser's step."""
+    def step():
+        optimizer.zero_grad()
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+    return step
+
+
 @pytest.mark.parametrize("module", [mlp, cnn], ids=["mlp", "cnn"])
 def test_benchmark_model_bit_for_bit_over_100_steps(module):
     eager_model, eager_step, model, step = twin_steps(module)
@@ -59,6 +70,24 @@ def test_replaced_grads_are_let_go_before_the_new_ones_are_made():
     finally:
         tracemalloc.stop()
     assert peak - start < grad_bytes / 4
+
+
+def test_batch_norm_buffers_end_as_eager_leaves_them():
+    """Buffers are state as parameters are: their values and version counters too."""
+    def make():
+        teachgrad.manual_seed(0)
+        model = teachgrad.nn.Sequential(teachgrad.nn.Linear(3, 4), teachgrad.nn.BatchNorm1d(4),
+                                        teachgrad.nn.ReLU(), teachgrad.nn.Linear(4, 2))
+        optimizer, x = teachgrad.optim.SGD(model.parameters(), lr=0.1), teachgrad.randn(8, 3)
+        return model, training_step(model, optimizer, x)
+    (eager_model, eager_step), (model, step) = make(), make()
+    step = teachgrad.compile(step)
+    for _ in range(6):
+        assert same_bits(eager_step().detach().numpy(), step().detach().numpy())
+    assert step.fallback_reason is None and step.program is not None
+    for name in ("running_mean", "running_var", "num_batches_tracked"):
+        ours, eager = getattr(model[1], name), getattr(eager_model[1], name)
+        assert same_bits(ours.numpy(), eager.numpy()) and ours._version == eager._version
 
 
 def closure(fn):
@@ -94,14 +123,7 @@ def test_momentum_state_is_left_as_eager_leaves_it():
         model = teachgrad.nn.Linear(4, 3)
         optimizer = teachgrad.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
         x = teachgrad.randn(8, 4)
-
-        def step():
-            optimizer.zero_grad()
-            loss = model(x).pow(2).mean()
-            loss.backward()
-            optimizer.step()
-            return loss
-        return model, optimizer, step
+        return model, optimizer, training_step(model, optimizer, x)
     eager_model, eager_optimizer, eager_step = make()
     model, optimizer, step = make()
     step = teachgrad.compile(step)

@@ -7,6 +7,11 @@ import pytest
 
 import teachgrad
 
+try:
+    from .test_compile import training_step
+except ImportError:
+    from test_compile import training_step
+
 
 def same_bits(a, b):
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
@@ -298,15 +303,7 @@ def test_optimizers_compiled_or_not_end_where_eager_does(optimizer, options):
         teachgrad.manual_seed(0)
         model = teachgrad.nn.Linear(4, 3)
         chosen = getattr(teachgrad.optim, optimizer)(model.parameters(), **options)
-        x = teachgrad.randn(8, 4)
-
-        def step():
-            chosen.zero_grad()
-            loss = model(x).pow(2).mean()
-            loss.backward()
-            chosen.step()
-            return loss
-        return model, step
+        return model, training_step(model, chosen, teachgrad.randn(8, 4))
     eager_model, eager_step = make()
     model, step = make()
     step = teachgrad.compile(step)
@@ -371,3 +368,69 @@ def test_random_numbers_of_a_generator_of_its_own_fall_back_too():
         compiled()
         grads.append(w.grad.numpy().copy())
     assert not np.array_equal(grads[0], grads[1])
+
+
+# ---- the tensors a program reads by identity -----------------------------------------------
+# A tensor passed directly as an argument is read by position; every other tensor the step
+# reads is bound to the program as that very object. Put another in its place, even of the
+# same shape, and the step must trace again -- or, if the guards cannot see the place, run
+# eagerly from the start.
+def replays_then_matches(compiled, step, change):
+    for _ in range(3):
+        compiled()
+    change()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compiled().item() == step().item()
+
+
+def test_a_layer_replaced_by_one_of_the_same_shape_traces_again():
+    teachgrad.manual_seed(0)
+    model, x = teachgrad.nn.Sequential(teachgrad.nn.Linear(3, 2)), teachgrad.randn(4, 3)
+
+    def step():
+        return model(x).sum()
+    compiled = teachgrad.compile(step)
+    assert replays_then_matches(compiled, step,
+                                lambda: model.__setitem__(0, teachgrad.nn.Linear(3, 2)))
+    assert compiled.traces == 2
+
+
+def test_a_closure_tensor_rebound_to_another_of_the_same_shape_traces_again():
+    teachgrad.manual_seed(0)
+    w, x = teachgrad.randn(3), teachgrad.randn(3)
+
+    def step():
+        return (w * x).sum()
+
+    def rebind():
+        nonlocal x
+        x = teachgrad.randn(3)
+    compiled = teachgrad.compile(step)
+    assert replays_then_matches(compiled, step, rebind)
+    assert compiled.traces == 2
+
+
+def test_a_buffer_replaced_by_one_of_the_same_shape_traces_again():
+    norm = teachgrad.nn.BatchNorm1d(3).eval()
+    x = teachgrad.randn(4, 3)
+
+    def step():
+        return norm(x).sum()
+    compiled = teachgrad.compile(step)
+    assert replays_then_matches(compiled, step,
+                                lambda: setattr(norm, "running_mean", teachgrad.ones(3)))
+    assert compiled.traces == 2
+
+
+def test_a_tensor_the_guards_cannot_watch_runs_eagerly_with_a_warning():
+    settings = {"scale": teachgrad.tensor([2.0, 3.0])}
+    x = teachgrad.tensor([1.0, 1.0])
+
+    def step():
+        return (settings["scale"] * x).sum()
+    compiled = teachgrad.compile(step)
+    with pytest.warns(UserWarning, match="cannot watch"):
+        assert compiled().item() == 5.0
+    settings["scale"] = teachgrad.tensor([10.0, 10.0])
+    assert compiled().item() == 20.0 and compiled.fallback_reason is not None

@@ -101,7 +101,7 @@ class CompiledFunction:
         if self.fallback_reason is not None or kwargs:
             return self.fn(*args, **kwargs)
         found = guards.reachable(self.fn, args, kwargs)
-        key = guards.guard_key(found)
+        key = guards.guard_key(found, len(args))
         step = self.cache.get(key)
         if step is not None:
             try:
@@ -116,6 +116,8 @@ class CompiledFunction:
             return self._fall_back(f"traced {TRACE_LIMIT} times (the guards keep changing)",
                                    args)
         self.traces += 1
+        watched = set()                         # the tensors the key holds as themselves
+        guards.guard_key(found, len(args), watched)
         state = guards.state_tensors(found)
         before = {i: (t.__dict__.get("_grad"), t._version_counter.version)
                   for i, t in state.items()}
@@ -131,14 +133,14 @@ class CompiledFunction:
             if not recorder.stopped:
                 recorder.stopped = True
                 try:
-                    compiled = self._finish(recorder, found, state, before, result)
+                    compiled = self._finish(recorder, found, state, before, result, watched)
                 except CannotCapture as problem:
                     recorder.reason = str(problem)
         if recorder.reason is not None:
             self._warn(recorder.reason)
             self.fallback_reason = recorder.reason
             return result
-        if guards.guard_key(found)[len(args):] != key[len(args):]:
+        if guards.guard_key(found, len(args))[len(args):] != key[len(args):]:
             # The step changed Python state (optimiser state made on its first call, say):
             # its replay could not, so it is traced again next time -- once.
             if self._changed_state:
@@ -149,7 +151,7 @@ class CompiledFunction:
         self.program, self.trace = compiled.program, compiled.trace
         return result
 
-    def _finish(self, recorder, found, state, before, result):
+    def _finish(self, recorder, found, state, before, result, watched):
         program = recorder.program
         _refuse_late_checks(program)
         names = guards.named_tensors(found)
@@ -162,6 +164,7 @@ class CompiledFunction:
             else:
                 value.name = (f"arg{value.arg}" if value.arg is not None
                               else names.get(id(value.tensor), "tensor"))
+        _refuse_unwatched_inputs(program, watched)
         effects = []
         for number, tensor in state.items():
             grad_before, version_before = before[number]
@@ -211,6 +214,21 @@ def _refuse_late_checks(program):
             raise CannotCapture("bool() of a value the step computes decides a branch after "
                               "the step changed its inputs")
         changed = changed or any(program.values[m].root in inputs for m in instruction.mutates)
+
+
+def _refuse_unwatched_inputs(program, watched):
+    """The program reads each tensor not passed as an argument as that very object (and a
+    ``.grad`` through its owner). The guards must see where it is kept, to trace again when
+    another takes its place."""
+    for value in program.inputs():
+        tensor = value.tensor if value.grad_of is None else value.grad_of[1]
+        by_position = value.arg is not None if value.grad_of is None else (
+            value.grad_of[0] is not None)
+        if not by_position and id(tensor) not in watched:
+            raise CannotCapture(
+                f"the step reads a tensor its guards cannot watch ({value.name}, "
+                f"{value.type_string()}): pass it as an argument, or keep it in a module, an "
+                "optimiser, a list, the closure or a global")
 
 
 def _output(program, recorder, array):

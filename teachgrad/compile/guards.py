@@ -5,7 +5,7 @@ the step's objects are found where it can reach them -- its arguments, its closu
 globals it names, and inside those: modules, optimisers, tensors, plain Python values --
 and summed up as a hashable key. A call whose key differs (a new shape, dtype or
 ``requires_grad``, ``model.eval()``, a new learning rate, optimiser state that appeared,
-a flag in the closure) is traced again.
+a flag in the closure, another tensor where the trace read one) is traced again.
 """
 import types
 
@@ -49,51 +49,65 @@ def tensor_key(tensor):
             bool(tensor._hooks))
 
 
-def object_key(obj):
-    """The part of an object's Python state that can change what the step does.
-    (Written with plain loops: it runs before every replay.)"""
+def object_key(obj, watched):
+    """The part of an object's Python state that can change what the step does. A tensor
+    is keyed with its identity too: the program reads it as that very object, so another
+    one in its place, even of the same shape, must trace again (and no other tensor can take
+    its ``id``: the compiled step keeps every tensor it reads alive). ``watched`` collects
+    the identities the key holds. (Written with plain loops: it runs before every replay.)"""
     if isinstance(obj, Tensor):
-        return tensor_key(obj)
+        watched.add(id(obj))
+        return (id(obj), *tensor_key(obj))
     if isinstance(obj, Module):
-        return module_key(obj)
+        return module_key(obj, watched)
     if isinstance(obj, Optimizer):
-        return optimizer_key(obj)
+        return optimizer_key(obj, watched)
     if isinstance(obj, SCALARS):
         return obj
     if isinstance(obj, (list, tuple)) and len(obj) <= 16:
-        return tuple(map(object_key, obj))
+        return tuple([object_key(item, watched) for item in obj])
     return type(obj).__name__
 
 
-def module_key(module):
-    """A module's layers (their type, ``training``, hooks) and parameters, walked once."""
+def module_key(module, watched):
+    """A module's layers (their type, ``training``, hooks), parameters and buffers, walked
+    once."""
     key = [type(module).__name__, module.training, bool(module._forward_hooks),
            bool(module._forward_pre_hooks)]
-    for param in module._parameters.values():
-        key.append(None if param is None else tensor_key(param))
+    for tensor in (*module._parameters.values(), *module._buffers.values()):
+        key.append(None if tensor is None else object_key(tensor, watched))
     for child in module._modules.values():
-        key.append(None if child is None else module_key(child))
+        key.append(None if child is None else module_key(child, watched))
     return tuple(key)
 
 
-def optimizer_key(optimizer):
-    """Its groups' settings (lr, momentum, ...) and which state each parameter has."""
+def optimizer_key(optimizer, watched):
+    """Its groups' settings (lr, momentum, ...), its parameters and the state each has."""
     key = []
     for group in optimizer.param_groups:
         for name, value in group.items():
             if name != "params" and isinstance(value, SCALARS):
                 key.append((name, value))
         for param in group["params"]:
+            key.append(object_key(param, watched))
             if param in optimizer.state:
                 for name, value in sorted(optimizer.state[param].items()):
-                    key.append((name, tensor_key(value) if isinstance(value, Tensor) else value))
+                    key.append((name, object_key(value, watched) if isinstance(value, Tensor)
+                                else value))
     return tuple(key)
 
 
-def guard_key(found):
+def guard_key(found, arguments, watched=None):
+    """The key of everything the step can reach. Its first ``arguments`` entries are the
+    step's arguments: a tensor passed directly is read by position, so it is keyed by its
+    shape and flags alone (each call may pass a new one)."""
+    watched = set() if watched is None else watched
     key = []
-    for _, obj in found:
-        key.append(object_key(obj))
+    for number, (_, obj) in enumerate(found):
+        if number < arguments and isinstance(obj, Tensor):
+            key.append(tensor_key(obj))
+        else:
+            key.append(object_key(obj, watched))
     return tuple(key)
 
 
@@ -110,14 +124,14 @@ def named_tensors(found):
 
 
 def state_tensors(found):
-    """Tensors whose .grad, data or version a step may change: parameters, optimiser state,
-    tensors in the closure and the arguments."""
+    """Tensors whose .grad, data or version a step may change: parameters, buffers,
+    optimiser state, tensors in the closure and the arguments."""
     tensors = {}
     for _, obj in found:
         if isinstance(obj, Tensor):
             tensors[id(obj)] = obj
         elif isinstance(obj, Module):
-            tensors.update((id(p), p) for p in obj.parameters())
+            tensors.update((id(t), t) for t in (*obj.parameters(), *obj.buffers()))
         elif isinstance(obj, Optimizer):
             for group in obj.param_groups:
                 tensors.update((id(p), p) for p in group["params"])
