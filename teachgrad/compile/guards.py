@@ -43,21 +43,26 @@ def _walk_function(fn, found, depth):
             found.append((name, fn.__globals__[name]))
 
 
-def tensor_key(tensor):
+def tensor_key(tensor, watched=None):
+    """A tensor's shape, dtype and flags; with ``watched``, for a tensor the program reads
+    as that very object, its identity too (and added to ``watched``): another one in its
+    place, even of the same shape, must trace again. (No other tensor can take its ``id``:
+    the compiled step keeps every tensor it reads alive.)"""
     data = tensor._data
-    return (data.shape, data.dtype, tensor.requires_grad, tensor.__dict__.get("_grad") is None,
-            bool(tensor._hooks))
+    key = (data.shape, data.dtype, tensor.requires_grad, tensor.__dict__.get("_grad") is None,
+           bool(tensor._hooks))
+    if watched is None:
+        return key
+    watched.add(id(tensor))
+    return (id(tensor), *key)
 
 
 def object_key(obj, watched):
-    """The part of an object's Python state that can change what the step does. A tensor
-    is keyed with its identity too: the program reads it as that very object, so another
-    one in its place, even of the same shape, must trace again (and no other tensor can take
-    its ``id``: the compiled step keeps every tensor it reads alive). ``watched`` collects
-    the identities the key holds. (Written with plain loops: it runs before every replay.)"""
+    """The part of an object's Python state that can change what the step does; ``watched``
+    collects the tensors the key holds as themselves. (Written with plain loops: it runs
+    before every replay.)"""
     if isinstance(obj, Tensor):
-        watched.add(id(obj))
-        return (id(obj), *tensor_key(obj))
+        return tensor_key(obj, watched)
     if isinstance(obj, Module):
         return module_key(obj, watched)
     if isinstance(obj, Optimizer):
@@ -75,7 +80,7 @@ def module_key(module, watched):
     key = [type(module).__name__, module.training, bool(module._forward_hooks),
            bool(module._forward_pre_hooks)]
     for tensor in (*module._parameters.values(), *module._buffers.values()):
-        key.append(None if tensor is None else object_key(tensor, watched))
+        key.append(None if tensor is None else tensor_key(tensor, watched))
     for child in module._modules.values():
         key.append(None if child is None else module_key(child, watched))
     return tuple(key)
@@ -89,10 +94,10 @@ def optimizer_key(optimizer, watched):
             if name != "params" and isinstance(value, SCALARS):
                 key.append((name, value))
         for param in group["params"]:
-            key.append(object_key(param, watched))
+            key.append(tensor_key(param, watched))
             if param in optimizer.state:
                 for name, value in sorted(optimizer.state[param].items()):
-                    key.append((name, object_key(value, watched) if isinstance(value, Tensor)
+                    key.append((name, tensor_key(value, watched) if isinstance(value, Tensor)
                                 else value))
     return tuple(key)
 
