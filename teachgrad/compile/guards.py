@@ -48,13 +48,15 @@ def tensor_key(tensor, watched=None):
     as that very object, its identity too (and added to ``watched``): another one in its
     place, even of the same shape, must trace again. (No other tensor can take its ``id``:
     the compiled step keeps every tensor it reads alive.)"""
+    identity = None
+    if watched is not None:
+        identity = id(tensor)
+        if identity in watched:             # met before in the same key (a module's parameter
+            return identity                 # that its optimiser holds too): keyed there in full
+        watched.add(identity)
     data = tensor._data
-    key = (data.shape, data.dtype, tensor.requires_grad, tensor.__dict__.get("_grad") is None,
-           bool(tensor._hooks))
-    if watched is None:
-        return key
-    watched.add(id(tensor))
-    return (id(tensor), *key)
+    return (identity, data.shape, data.dtype, tensor.requires_grad,
+            tensor.__dict__.get("_grad") is None, bool(tensor._hooks))
 
 
 def object_key(obj, watched):
@@ -79,8 +81,9 @@ def module_key(module, watched):
     once."""
     key = [type(module).__name__, module.training, bool(module._forward_hooks),
            bool(module._forward_pre_hooks)]
-    for tensor in (*module._parameters.values(), *module._buffers.values()):
-        key.append(None if tensor is None else tensor_key(tensor, watched))
+    for registry in (module._parameters, module._buffers):
+        for tensor in registry.values():
+            key.append(None if tensor is None else tensor_key(tensor, watched))
     for child in module._modules.values():
         key.append(None if child is None else module_key(child, watched))
     return tuple(key)
