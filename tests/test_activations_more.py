@@ -258,3 +258,17 @@ def test_relu_and_threshold_gradients_pass_or_zero_every_bit_as_torch(dtype):
         bits = grad.numpy().view(f"u{grad.element_size()}")
         return bits.tolist()
     D.run_both(prog)
+
+
+@pytest.mark.parametrize("first", ["x * 2", "relu", "threshold"])
+def test_a_relu_gradient_summed_with_another_is_added_into_in_place(first):
+    """The engine adds a second gradient into the first in place when nothing else holds
+    it, as PyTorch does: relu's gradient must be an array of its own for that (version 1)."""
+    def prog(tg):
+        x = tg.tensor([1.0, -1.0, 0.25], requires_grad=True)
+        parts = {"x * 2": x * 2, "relu": tg.relu(x),
+                 "threshold": tg.nn.functional.threshold(x, 0.5, 7.0)}
+        second = [part for name, part in parts.items() if name != first]
+        (grad,) = tg.autograd.grad(parts[first] + second[0] + second[1], x, tg.ones(3))
+        return grad.tolist(), grad._version
+    D.run_both(prog)

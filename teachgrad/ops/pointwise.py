@@ -506,9 +506,13 @@ def zero_where(mask, values):
     -1 * 0 is -0.0). The words are made from the mask's bytes (1 - 1 = 0, 0 - 1 = -1) and
     widened by the and itself.
     """
-    words = values.view(f"i{values.itemsize}")
+    word = f"i{values.itemsize}"
     keep = np.subtract(np.asarray(mask).view(np.int8), 1)
-    return np.bitwise_and(words, keep).view(values.dtype)
+    # written into an array of its own (not a view of the words), as PyTorch's result is: a
+    # gradient summed with another is then added into in place, and its version counts it
+    result = np.empty_like(values)
+    np.bitwise_and(values.view(word), keep, out=result.view(word))
+    return result
 
 
 class ThresholdBackwardBackward0(Operation):
