@@ -363,3 +363,18 @@ def test_fold_check_says_not_attempted_for_the_stub(capsys):
 def test_fold_check_refuses_wrong_passes(wrong, message, capsys):
     assert not exercises.check_fold_constants(wrong)
     assert message in capsys.readouterr().out
+
+
+def test_plan_memory_gives_an_empty_like_its_buffer_and_no_call():
+    """relu's gradient writes into ``np.empty_like(grad)``: planned, that memory is a buffer
+    of the arena, the replay calls nothing for it, and the counts see no call."""
+    compiled, model, eager = traced_mlp(PASSES)
+    empties = [i for i in compiled.program.instructions if i.func is np.empty_like]
+    assert len(empties) == 2 and all(i.buffer is not None for i in empties)
+    source = compiled.program.source
+    assert all(f"v{i.outputs[0]} = buffers[{i.buffer}]" in source for i in empties)
+    assert "empty_like" in str(compiled.program)          # (the listing still shows it)
+    calls, _ = counting.numpy_work(compiled.program)
+    assert calls == sum(getattr(i.func, "numpy_calls", 1)
+                        for i in compiled.program.instructions) - len(empties)
+    assert replays_like_eager(compiled, model, eager)

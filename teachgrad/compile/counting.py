@@ -31,6 +31,8 @@ def numpy_work(program):
         if instruction.expect is not None:
             calls += 1
             continue
+        if instruction.is_its_buffer:   # no call, no allocation: the planned buffer itself
+            continue
         calls += getattr(instruction.func, "numpy_calls", 1)
         values = [program.values[i] for i in instruction.outputs]
         if instruction.buffer is None and any(v.root == v.id for v in values):

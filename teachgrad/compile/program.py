@@ -69,6 +69,11 @@ class Instruction:
         """Run it alone: ``arrays`` maps the ids of the values it reads to arrays."""
         return self.func(*_resolve(self.args, arrays), **_resolve(self.kwargs, arrays))
 
+    @property
+    def is_its_buffer(self):
+        """An ``empty_like`` given a buffer: the buffer is its result, no call is made."""
+        return self.buffer is not None and self.func is np.empty_like
+
     def uses(self):
         """Ids of the values it reads or writes."""
         found = []
@@ -216,6 +221,8 @@ def _count(shape):
 
 
 def _code_line(instruction, number, namespace):
+    if instruction.is_its_buffer:
+        return f"v{instruction.outputs[0]} = buffers[{instruction.buffer}]"
     namespace[f"f{number}"] = instruction.func
     constants = []
 

@@ -144,11 +144,12 @@ def _creator(name):
 
 
 # ---- the recorder --------------------------------------------------------------------
-# numpy calls whose fresh result can be written into a buffer allocated once (out=)
+# numpy calls whose fresh result can be written into a buffer allocated once (out=), or,
+# for np.empty_like, can be that buffer itself
 def takes_out(func):
     return isinstance(func, np.ufunc) or getattr(func, "__self__", None).__class__ is np.ufunc \
         or func in (np.sum, np.prod, np.amax, np.amin, np.max, np.min, np.mean, np.dot,
-                    np.cumsum, np.clip)
+                    np.cumsum, np.clip, np.empty_like)
 
 
 def _contains(obj, kind):
