@@ -56,7 +56,6 @@ class CompiledStep:
                 tensor._version_counter.version += what
         return _rebuild(self.returned, outputs)
 
-
     def _release_replaced_grads(self, args):
         """Let go of the ``.grad`` tensors this call replaces before it makes the new ones,
         as the eager step's ``zero_grad()`` does, so that their memory can serve again.
@@ -101,7 +100,8 @@ class CompiledFunction:
         if self.fallback_reason is not None or kwargs:
             return self.fn(*args, **kwargs)
         found = guards.reachable(self.fn, args, kwargs)
-        key = guards.guard_key(found, len(args))
+        watched = set()                         # the tensors the key holds as themselves
+        key = guards.guard_key(found, len(args), watched)
         step = self.cache.get(key)
         if step is not None:
             try:
@@ -109,15 +109,13 @@ class CompiledFunction:
             except GuardFailed:                     # a branch or shape the trace did not see
                 self.eager_calls += 1
                 return self.fn(*args)
-        return self._trace(args, found, key)
+        return self._trace(args, found, key, watched)
 
-    def _trace(self, args, found, key):
+    def _trace(self, args, found, key, watched):
         if self.traces >= TRACE_LIMIT:
             return self._fall_back(f"traced {TRACE_LIMIT} times (the guards keep changing)",
                                    args)
         self.traces += 1
-        watched = set()                         # the tensors the key holds as themselves
-        guards.guard_key(found, len(args), watched)
         state = guards.state_tensors(found)
         before = {i: (t.__dict__.get("_grad"), t._version_counter.version)
                   for i, t in state.items()}
@@ -221,10 +219,8 @@ def _refuse_unwatched_inputs(program, watched):
     ``.grad`` through its owner). The guards must see where it is kept, to trace again when
     another takes its place."""
     for value in program.inputs():
-        tensor = value.tensor if value.grad_of is None else value.grad_of[1]
-        by_position = value.arg is not None if value.grad_of is None else (
-            value.grad_of[0] is not None)
-        if not by_position and id(tensor) not in watched:
+        position, tensor = (value.arg, value.tensor) if value.grad_of is None else value.grad_of
+        if position is None and id(tensor) not in watched:
             raise CannotCapture(
                 f"the step reads a tensor its guards cannot watch ({value.name}, "
                 f"{value.type_string()}): pass it as an argument, or keep it in a module, an "
