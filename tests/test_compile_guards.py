@@ -97,7 +97,8 @@ def test_a_different_python_branch_traces_again():
     assert values[3] == values[0] / 2 and values[4] == values[3]
 
 
-def test_a_new_learning_rate_traces_again():
+def sgd_step():
+    """A Linear(3, 1) layer, its SGD optimiser (lr 0.1), and a compiled step of them."""
     model = teachgrad.nn.Linear(3, 1)
     optimizer = teachgrad.optim.SGD(model.parameters(), lr=0.1)
     x = batch(4, 3)
@@ -106,7 +107,11 @@ def test_a_new_learning_rate_traces_again():
         optimizer.zero_grad()
         model(x).sum().backward()
         optimizer.step()
-    compiled = teachgrad.compile(step)
+    return model, optimizer, teachgrad.compile(step)
+
+
+def test_a_new_learning_rate_traces_again():
+    model, optimizer, compiled = sgd_step()
     for _ in range(3):
         compiled()
     traces, before = compiled.traces, model.bias.detach().clone()
@@ -423,14 +428,129 @@ def test_a_buffer_replaced_by_one_of_the_same_shape_traces_again():
     assert compiled.traces == 2
 
 
-def test_a_tensor_the_guards_cannot_watch_runs_eagerly_with_a_warning():
+def test_a_tensor_in_a_dict_is_watched_too():
     settings = {"scale": teachgrad.tensor([2.0, 3.0])}
     x = teachgrad.tensor([1.0, 1.0])
 
     def step():
         return (settings["scale"] * x).sum()
     compiled = teachgrad.compile(step)
-    with pytest.warns(UserWarning, match="cannot watch"):
-        assert compiled().item() == 5.0
+    assert [compiled().item() for _ in range(3)] == [5.0] * 3
     settings["scale"] = teachgrad.tensor([10.0, 10.0])
-    assert compiled().item() == 20.0 and compiled.fallback_reason is not None
+    assert compiled().item() == 20.0 and compiled.traces == 2
+
+
+def test_a_tensor_the_guards_cannot_watch_runs_eagerly_with_a_warning():
+    bank = [teachgrad.tensor([float(n)]) for n in range(300)]    # too long to look into
+    x = teachgrad.tensor([1.0])
+
+    def step():
+        return (bank[-1] * x).sum()
+    compiled = teachgrad.compile(step)
+    with pytest.warns(UserWarning, match="cannot watch"):
+        assert compiled().item() == 299.0
+    bank[-1] = teachgrad.tensor([7.0])
+    assert compiled().item() == 7.0 and compiled.fallback_reason is not None
+
+
+# ---- Python state the step reads: module attributes, objects, lists, helpers ----------------
+@pytest.mark.parametrize("module, change", [
+    (teachgrad.nn.CrossEntropyLoss(), lambda m: setattr(m, "reduction", "sum")),
+    (teachgrad.nn.LeakyReLU(0.1), lambda m: setattr(m, "negative_slope", 0.5)),
+    (teachgrad.nn.Softmax(dim=1), lambda m: setattr(m, "dim", 0)),
+], ids=["reduction", "negative_slope", "dim"])
+def test_a_module_attribute_changed_traces_again(module, change):
+    teachgrad.manual_seed(0)
+    x, y = teachgrad.randn(4, 3), teachgrad.tensor([0, 1, 2, 1])
+
+    def step():
+        out = module(x, y) if isinstance(module, teachgrad.nn.CrossEntropyLoss) else module(x)
+        return out.sum()
+    compiled = teachgrad.compile(step)
+    assert replays_then_matches(compiled, step, lambda: change(module))
+    assert compiled.traces == 2
+
+
+def test_a_backward_hook_registered_after_tracing_is_not_skipped():
+    layer, x = teachgrad.nn.Linear(3, 2), teachgrad.ones(4, 3)
+    seen = []
+
+    def step():
+        layer.zero_grad()
+        layer(x).sum().backward()
+    compiled = teachgrad.compile(step)
+    for _ in range(3):
+        compiled()
+    layer.register_full_backward_hook(lambda module, grad_in, grad_out: seen.append(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled()
+    assert seen == [1]
+
+
+def test_an_attribute_of_a_plain_object_traces_again():
+    class Settings:
+        double = False
+    settings, x = Settings(), teachgrad.tensor([1.0, 2.0])
+    settings.double = False
+
+    def step():
+        return (x * 2).sum() if settings.double else x.sum()
+    compiled = teachgrad.compile(step)
+    assert replays_then_matches(compiled, step, lambda: setattr(settings, "double", True))
+    assert compiled.traces == 2
+
+
+def test_a_list_the_step_reads_is_watched_past_sixteen_entries():
+    weights = [teachgrad.tensor([float(n)]) for n in range(20)]
+    x = teachgrad.tensor([1.0])
+
+    def step():
+        return (weights[-1] * x).sum()
+    compiled = teachgrad.compile(step)
+    assert replays_then_matches(compiled, step,
+                                lambda: weights.append(teachgrad.tensor([100.0])))
+    assert compiled.traces == 2
+
+
+def test_a_global_helper_function_is_looked_into():
+    compiled = teachgrad.compile(_step_through_a_helper)
+    assert replays_then_matches(compiled, _step_through_a_helper,
+                                lambda: _HELPER_LAYER.__setitem__(0, teachgrad.nn.Linear(3, 1)))
+    assert compiled.traces == 2 and compiled.fallback_reason is None
+
+
+def test_an_equal_learning_rate_written_again_replays():
+    _, optimizer, compiled = sgd_step()
+    for _ in range(5):
+        optimizer.param_groups[0]["lr"] = float("0.1")      # equal, but a new object
+        compiled()
+    assert compiled.traces == 2
+
+
+def test_a_closure_variable_the_step_binds_first_is_watched_too():
+    def make():
+        def step(x):
+            nonlocal last
+            last = (x * 2).sum()
+            return last
+        compiled = teachgrad.compile(step)
+        return compiled, lambda: last
+        last = None                                 # (never run: the cell starts empty)
+    compiled, read_last = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n in range(3):
+            assert compiled(teachgrad.full((2,), float(n))).item() == 4 * n
+            assert read_last().item() == 4 * n      # the step's own binding, every call
+
+
+_HELPER_LAYER = teachgrad.nn.Sequential(teachgrad.nn.Linear(3, 1))
+
+
+def _forward(x):
+    return _HELPER_LAYER(x)
+
+
+def _step_through_a_helper():
+    return _forward(teachgrad.ones(2, 3)).sum()

@@ -88,7 +88,7 @@ class CompiledFunction:
 
     def __init__(self, fn, passes=PASSES):
         self.fn, self.passes = fn, passes
-        self.cache = {}
+        self.cache = []                 # (guards.Snapshot, CompiledStep), newest last
         self.traces = 0
         self.eager_calls = 0            # calls a failed check sent back to eager
         self.fallback_reason = None
@@ -99,24 +99,21 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self.fallback_reason is not None or kwargs:
             return self.fn(*args, **kwargs)
-        found = guards.reachable(self.fn, args, kwargs)
-        watched = set()                         # the tensors the key holds as themselves
-        key = guards.guard_key(found, len(args), watched)
-        step = self.cache.get(key)
-        if step is not None:
-            try:
-                return step(args)
-            except GuardFailed:                     # a branch or shape the trace did not see
-                self.eager_calls += 1
-                return self.fn(*args)
-        return self._trace(args, found, key, watched)
+        for snapshot, step in self.cache:
+            if snapshot.holds(args):
+                try:
+                    return step(args)
+                except GuardFailed:             # a branch or shape the trace did not see
+                    self.eager_calls += 1
+                    return self.fn(*args)
+        return self._trace(args, guards.Snapshot(self.fn, args))
 
-    def _trace(self, args, found, key, watched):
+    def _trace(self, args, snapshot):
         if self.traces >= TRACE_LIMIT:
             return self._fall_back(f"traced {TRACE_LIMIT} times (the guards keep changing)",
                                    args)
         self.traces += 1
-        state = guards.state_tensors(found)
+        state = snapshot.state_tensors(args)
         before = {i: (t.__dict__.get("_grad"), t._version_counter.version)
                   for i, t in state.items()}
         recorder = Recorder(args)
@@ -131,28 +128,28 @@ class CompiledFunction:
             if not recorder.stopped:
                 recorder.stopped = True
                 try:
-                    compiled = self._finish(recorder, found, state, before, result, watched)
+                    compiled = self._finish(recorder, snapshot, state, before, result)
                 except CannotCapture as problem:
                     recorder.reason = str(problem)
         if recorder.reason is not None:
             self._warn(recorder.reason)
             self.fallback_reason = recorder.reason
             return result
-        if guards.guard_key(found, len(args))[len(args):] != key[len(args):]:
+        if not snapshot.holds_apart_from_arguments():
             # The step changed Python state (optimiser state made on its first call, say):
             # its replay could not, so it is traced again next time -- once.
             if self._changed_state:
                 self._fall_back_later("the step changes Python state on every call")
             self._changed_state = True
             return result
-        self.cache[key] = compiled
+        self.cache.append((snapshot, compiled))
         self.program, self.trace = compiled.program, compiled.trace
         return result
 
-    def _finish(self, recorder, found, state, before, result, watched):
+    def _finish(self, recorder, snapshot, state, before, result):
         program = recorder.program
         _refuse_late_checks(program)
-        names = guards.named_tensors(found)
+        names = snapshot.named_tensors()
         grads = {id(grad): number for number, (grad, _) in before.items() if grad is not None}
         for value in program.inputs():
             owner = grads.get(id(value.tensor))
@@ -162,7 +159,7 @@ class CompiledFunction:
             else:
                 value.name = (f"arg{value.arg}" if value.arg is not None
                               else names.get(id(value.tensor), "tensor"))
-        _refuse_unwatched_inputs(program, watched)
+        _refuse_unwatched_inputs(program, snapshot.watched())
         effects = []
         for number, tensor in state.items():
             grad_before, version_before = before[number]

@@ -2,147 +2,218 @@
 
 A program is valid only for the Python state it was traced in. As ``torch.compile`` does,
 the step's objects are found where it can reach them -- its arguments, its closure, the
-globals it names, and inside those: modules, optimisers, tensors, plain Python values --
-and summed up as a hashable key. A call whose key differs (a new shape, dtype or
-``requires_grad``, ``model.eval()``, a new learning rate, optimiser state that appeared,
-a flag in the closure, another tensor where the trace read one) is traced again.
+globals it names -- and looked into: a module's (or any object's) attributes and the dicts
+among them (parameters, buffers, submodules, hooks), an optimiser's groups and state, lists,
+tuples, dicts, the closures of the functions found. The trace keeps a ``Snapshot`` of it all,
+and a later call replays the program only if the snapshot still holds:
+
+* every object found is the very same one: another layer, tensor, list or optimiser in its
+  place traces again. Plain values (numbers, strings, None) need only be equal: a new
+  learning rate, ``model.eval()`` or ``loss_fn.reduction = "sum"`` traces again;
+* every tensor found has the shape, dtype, ``requires_grad`` and hooks it had, and a
+  ``.grad`` or none as it had. A tensor passed as an argument is checked by these alone:
+  each call may pass a new one.
+
+The check runs before every replay, so it compares flat lists made once at trace time, in C
+(``map``, ``operator.is_``, list equality), as dynamo compiles its guards to C++.
 """
+import dis
+import operator
 import types
+from itertools import chain, repeat
+
+import numpy as np
 
 from teachgrad.nn.module import Module
 from teachgrad.optim.optimizer import Optimizer
 from teachgrad.tensor import Tensor
 
-DEPTH = 3           # how far into functions' closures the walk goes
-SCALARS = (bool, int, float, str, type(None))
-WATCHED = (Module, Optimizer, Tensor, *SCALARS)
+PLAIN = (bool, int, float, str, type(None))     # compared by value, everything else by identity
+DEPTH = 3           # how far into plain objects and functions the walk looks (modules and
+                    # optimisers are walked all the way down)
+LARGE = 256         # a container with more entries: its length is checked, not its entries
+NOT_LOOKED_INTO = (type, types.ModuleType, types.BuiltinFunctionType)
+
+FLAGS = operator.attrgetter("_data.shape", "_data.dtype", "_requires_grad", "_hooks")
+SHAPE = operator.attrgetter("shape", "dtype")
+GRAD = operator.attrgetter("_grad")
+CELL = operator.attrgetter("cell_contents")
+ITEMS = operator.methodcaller("items")
 
 
-def reachable(fn, args, kwargs):
-    """(name, object) pairs the step can reach: arguments, closure, named globals."""
-    found = [(f"arg{i}", arg) for i, arg in enumerate(args)]
-    found += [(key, value) for key, value in kwargs.items()]
-    _walk_function(fn, found, DEPTH)
-    return found
+class Snapshot:
+    """What ``fn(*args)`` can reach, as the trace found it; ``holds(args)`` says whether a
+    call now would find the same."""
 
+    def __init__(self, fn, args):
+        self.roots = [(f"arg{i}", arg) for i, arg in enumerate(args)]    # (name, object)
+        self.arity = len(args)
+        self.tensor_args = [i for i, arg in enumerate(args) if isinstance(arg, Tensor)]
+        self.array_args = [i for i, arg in enumerate(args) if isinstance(arg, np.ndarray)]
+        self.other_args = [i for i, arg in enumerate(args)
+                           if i not in self.tensor_args and i not in self.array_args]
+        self.cells, self.namespaces = [], []    # closure cells; (globals, names) read
+        self.empty_cells = []
+        self.dicts, self.lists = [], []         # containers whose entries are compared
+        self.sized = []                         # LARGE containers: only their length is
+        self.tensors = []                       # tensors found (not arguments): by identity
+        self.bases = []                         # the bases of the views among them
+        self._seen = set()
+        for i in self.other_args:
+            self._walk(args[i], DEPTH)
+        self._walk_function(fn, DEPTH)
+        del self._seen
+        self.filled = [d for d in self.dicts if d]      # (the others' lengths say it all)
+        self.lengths, self.entries, self.flags = self._found_now()
+        self.arguments = self._arguments_now(args)
 
-def _walk_function(fn, found, depth):
-    code = getattr(fn, "__code__", None)
-    if code is None or depth == 0:
-        return
-    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+    # ---- at trace time: finding what the step reaches --------------------------------
+    def _walk(self, obj, depth):
+        if isinstance(obj, PLAIN) or id(obj) in self._seen:
+            return
+        self._seen.add(id(obj))
+        if isinstance(obj, Tensor):
+            self.tensors.append(obj)
+            if obj._base is not None:           # a view's requires_grad may be its base's
+                self.bases.append(obj._base)
+        elif isinstance(obj, (dict, list)) and len(obj) > LARGE:
+            self.sized.append(obj)
+        elif isinstance(obj, dict):
+            self.dicts.append(obj)
+            for item in chain.from_iterable(obj.items()):
+                self._walk(item, depth)
+        elif isinstance(obj, (list, tuple)):
+            if isinstance(obj, list):           # (a tuple cannot change)
+                self.lists.append(obj)
+            for item in obj:
+                self._walk(item, depth)
+        elif isinstance(obj, (Module, Optimizer)):
+            self._walk(vars(obj), depth)
+        elif depth == 0 or isinstance(obj, NOT_LOOKED_INTO):
+            return
+        elif isinstance(obj, types.FunctionType):
+            self._walk_function(obj, depth)
+        elif isinstance(obj, types.MethodType):
+            self._walk(obj.__self__, depth - 1)
+            self._walk(obj.__func__, depth - 1)
+        elif hasattr(obj, "__dict__"):
+            self._walk(vars(obj), depth - 1)
+
+    def _walk_function(self, fn, depth):
+        """A function's closure cells and the globals it names."""
+        code = getattr(fn, "__code__", None)
+        if code is None or depth == 0:
+            return
+        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:                  # a cell not yet filled: it must stay so
+                self.empty_cells.append(cell)
+                continue
+            self.cells.append(cell)
+            self.roots.append((name, value))
+            self._walk(value, depth - 1)
+        names = [name for name in _global_names(code) if name in fn.__globals__
+                 and not isinstance(fn.__globals__[name], types.ModuleType)]
+        self.namespaces.append((fn.__globals__, names))
+        for name in names:
+            self.roots.append((name, fn.__globals__[name]))
+            self._walk(fn.__globals__[name], depth - 1)
+
+    # ---- on every call: the same lists, made again -----------------------------------
+    def _found_now(self):
+        """The containers' lengths; every object found, in the order the walk found the
+        places holding them; each tensor's shape, dtype, flags and hooks, then whether it has
+        no .grad."""
+        lengths = list(map(len, chain(self.dicts, self.lists, self.sized)))
+        entries = list(map(CELL, self.cells))
+        for namespace, names in self.namespaces:
+            entries += map(namespace.get, names)
+        entries += chain.from_iterable(map(dict.values, self.filled))
+        entries += chain.from_iterable(self.lists)
+        return lengths, entries, _tensor_flags(self.tensors + self.bases)
+
+    def _arguments_now(self, args):
+        return ([args[i] for i in self.other_args],
+                _tensor_flags([args[i] for i in self.tensor_args]),
+                [SHAPE(args[i]) for i in self.array_args])
+
+    def holds(self, args):
+        """Would ``fn(*args)`` find what the trace found?"""
         try:
-            value = cell.cell_contents
-        except ValueError:           # a cell not yet filled
-            continue
-        found.append((name, value))
-        if isinstance(value, types.FunctionType):
-            _walk_function(value, found, depth - 1)
-    for name in code.co_names:              # (attribute names too: kept only if global)
-        if name in fn.__globals__ and isinstance(fn.__globals__[name], WATCHED):
-            found.append((name, fn.__globals__[name]))
+            if len(args) != self.arity or not self.holds_apart_from_arguments():
+                return False
+            others, flags, shapes = self._arguments_now(args)
+            return _same(others, self.arguments[0]) and (flags, shapes) == self.arguments[1:]
+        except (AttributeError, IndexError):        # an argument that is no tensor now
+            return False
+
+    def holds_apart_from_arguments(self):
+        try:
+            lengths, entries, flags = self._found_now()
+        except ValueError:                          # a closure cell emptied
+            return False
+        return (lengths == self.lengths and _same(entries, self.entries) and flags == self.flags
+                and not any(map(_filled, self.empty_cells)))
+
+    # ---- what the trace needs to know ---------------------------------------------
+    def watched(self):
+        """ids of the tensors the snapshot holds as themselves."""
+        return {id(tensor) for tensor in self.tensors}
+
+    def state_tensors(self, args):
+        """Tensors whose .grad, data or version a step may change: every tensor found and
+        the arguments."""
+        tensors = {id(tensor): tensor for tensor in self.tensors}
+        tensors.update((id(args[i]), args[i]) for i in self.tensor_args)
+        return tensors
+
+    def named_tensors(self):
+        """id(tensor) -> a readable name ("model.0.weight", "x") for the program's inputs."""
+        names = {}
+        for name, obj in self.roots:
+            if isinstance(obj, Tensor):
+                names.setdefault(id(obj), name)
+            elif isinstance(obj, Module):
+                for key, param in obj.named_parameters():
+                    names.setdefault(id(param), f"{name}.{key}")
+                for key, buffer in obj.named_buffers():
+                    names.setdefault(id(buffer), f"{name}.{key}")
+        return names
 
 
-def tensor_key(tensor, watched=None):
-    """A tensor's shape, dtype and flags; with ``watched``, for a tensor the program reads
-    as that very object, its identity too (and added to ``watched``): another one in its
-    place, even of the same shape, must trace again. (No other tensor can take its ``id``:
-    the compiled step keeps every tensor it reads alive.)"""
-    identity = None
-    if watched is not None:
-        identity = id(tensor)
-        if identity in watched:             # met before in the same key (a module's parameter
-            return identity                 # that its optimiser holds too): keyed there in full
-        watched.add(identity)
-    data = tensor._data
-    return (identity, data.shape, data.dtype, tensor.requires_grad,
-            tensor.__dict__.get("_grad") is None, bool(tensor._hooks))
+def _filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
-def object_key(obj, watched):
-    """The part of an object's Python state that can change what the step does; ``watched``
-    collects the tensors the key holds as themselves. (Written with plain loops: it runs
-    before every replay.)"""
-    if isinstance(obj, Tensor):
-        return tensor_key(obj, watched)
-    if isinstance(obj, Module):
-        return module_key(obj, watched)
-    if isinstance(obj, Optimizer):
-        return optimizer_key(obj, watched)
-    if isinstance(obj, SCALARS):
-        return obj
-    if isinstance(obj, (list, tuple)) and len(obj) <= 16:
-        return tuple([object_key(item, watched) for item in obj])
-    return type(obj).__name__
+def _global_names(code):
+    """The names ``code`` (and the comprehensions and lambdas inside it) reads as globals."""
+    names = [i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_GLOBAL"]
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names += _global_names(constant)
+    return list(dict.fromkeys(names))
 
 
-def module_key(module, watched):
-    """A module's layers (their type, ``training``, hooks), parameters and buffers, walked
-    once."""
-    key = [type(module).__name__, module.training, bool(module._forward_hooks),
-           bool(module._forward_pre_hooks)]
-    for registry in (module._parameters, module._buffers):
-        for tensor in registry.values():
-            key.append(None if tensor is None else tensor_key(tensor, watched))
-    for child in module._modules.values():
-        key.append(None if child is None else module_key(child, watched))
-    return tuple(key)
+def _tensor_flags(tensors):
+    return [*map(FLAGS, tensors), *map(operator.is_, map(GRAD, tensors), repeat(None))]
 
 
-def optimizer_key(optimizer, watched):
-    """Its groups' settings (lr, momentum, ...), its parameters and the state each has."""
-    key = []
-    for group in optimizer.param_groups:
-        for name, value in group.items():
-            if name != "params" and isinstance(value, SCALARS):
-                key.append((name, value))
-        for param in group["params"]:
-            key.append(tensor_key(param, watched))
-            if param in optimizer.state:
-                for name, value in sorted(optimizer.state[param].items()):
-                    key.append((name, tensor_key(value, watched) if isinstance(value, Tensor)
-                                else value))
-    return tuple(key)
+def _same(entries, snapshot):
+    """The same objects, or equal plain values where another object took a place (the
+    common case, all the same, is one pass in C)."""
+    if len(entries) != len(snapshot):
+        return False
+    if all(map(operator.is_, entries, snapshot)):
+        return True
+    return all(now is then or (type(now) is type(then) and _plain(now) and _plain(then)
+                               and now == then) for now, then in zip(entries, snapshot))
 
 
-def guard_key(found, arguments, watched=None):
-    """The key of everything the step can reach. Its first ``arguments`` entries are the
-    step's arguments: a tensor passed directly is read by position, so it is keyed by its
-    shape and flags alone (each call may pass a new one)."""
-    watched = set() if watched is None else watched
-    key = []
-    for number, (_, obj) in enumerate(found):
-        if number < arguments and isinstance(obj, Tensor):
-            key.append(tensor_key(obj))
-        else:
-            key.append(object_key(obj, watched))
-    return tuple(key)
-
-
-def named_tensors(found):
-    """id(tensor) -> a readable name ("model.0.weight", "x") for the program's inputs."""
-    names = {}
-    for name, obj in found:
-        if isinstance(obj, Tensor):
-            names.setdefault(id(obj), name)
-        elif isinstance(obj, Module):
-            for key, param in obj.named_parameters():
-                names.setdefault(id(param), f"{name}.{key}")
-    return names
-
-
-def state_tensors(found):
-    """Tensors whose .grad, data or version a step may change: parameters, buffers,
-    optimiser state, tensors in the closure and the arguments."""
-    tensors = {}
-    for _, obj in found:
-        if isinstance(obj, Tensor):
-            tensors[id(obj)] = obj
-        elif isinstance(obj, Module):
-            tensors.update((id(t), t) for t in (*obj.parameters(), *obj.buffers()))
-        elif isinstance(obj, Optimizer):
-            for group in obj.param_groups:
-                tensors.update((id(p), p) for p in group["params"])
-            for entries in obj.state.values():
-                tensors.update((id(v), v) for v in entries.values() if isinstance(v, Tensor))
-    return tensors
+def _plain(value):
+    """A number, string, None, or a tuple of them."""
+    return isinstance(value, PLAIN) or (type(value) is tuple and all(map(_plain, value)))
