@@ -554,3 +554,21 @@ def _forward(x):
 
 def _step_through_a_helper():
     return _forward(teachgrad.ones(2, 3)).sum()
+
+
+def test_modules_are_compared_again_only_when_the_count_of_changes_moved(monkeypatch):
+    from teachgrad.compile import guards
+    compared = []
+    original = guards.Snapshot._modules_now
+    monkeypatch.setattr(guards.Snapshot, "_modules_now",
+                        lambda self: compared.append(1) or original(self))
+    model, optimizer, compiled = sgd_step()
+    for _ in range(3):
+        compiled()
+    compared.clear()
+    for _ in range(3):
+        compiled()
+    assert compared == [] and compiled.traces == 2
+    model.train()                           # a change, though to the same value
+    compiled(), compiled()
+    assert compared == [1] and compiled.traces == 2

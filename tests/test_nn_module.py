@@ -230,3 +230,44 @@ def test_forward_pre_hook_with_kwargs_must_return_args_and_kwargs():
             layer(lib.ones(1, 3))
         messages.append(str(error.value))
     assert messages[0] == messages[1]
+
+
+# ---- nn.changes: every change to a module's state is counted -------------------------------
+@pytest.mark.parametrize("change", [
+    lambda m: setattr(m[0], "in_features", 5),
+    lambda m: m.eval(),
+    lambda m: delattr(m[0], "bias"),
+    lambda m: m.__setitem__(1, tg.nn.Tanh()),
+    lambda m: m.append(tg.nn.ReLU()),
+    lambda m: m[0].register_buffer("scale", tg.ones(1)),
+    lambda m: m[0].register_forward_hook(lambda *a: None),
+    lambda m: m[0].register_full_backward_hook(lambda *a: None),
+    lambda m: m[0]._parameters.pop("weight"),
+], ids=["attribute", "eval", "delattr", "setitem", "append", "buffer", "forward_hook",
+        "backward_hook", "registry_pop"])
+def test_changes_to_a_module_are_counted(change):
+    from teachgrad.nn.changes import changes
+    model = tg.nn.Sequential(tg.nn.Linear(3, 2), tg.nn.ReLU())
+    before = changes.count
+    change(model)
+    assert changes.count > before
+
+
+def test_a_removed_hook_is_counted_and_reading_is_not():
+    from teachgrad.nn.changes import changes
+    layer = tg.nn.Linear(3, 2)
+    handle = layer.register_forward_hook(lambda *a: None)
+    before = changes.count
+    layer(tg.ones(1, 3)), layer.state_dict(), list(layer.parameters()), layer.weight
+    assert changes.count == before
+    handle.remove()
+    assert changes.count == before + 1 and not layer._forward_hooks
+
+
+def test_registries_still_copy_and_pickle_as_ordered_dicts():
+    import pickle
+    model = tg.nn.Sequential(tg.nn.Linear(3, 2))
+    for twin in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        assert isinstance(twin._modules, OrderedDict) and list(twin._modules) == ["0"]
+        assert type(twin._modules) is type(model._modules)
+        assert np.array_equal(twin[0].weight.detach().numpy(), model[0].weight.detach().numpy())

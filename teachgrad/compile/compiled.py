@@ -135,7 +135,7 @@ class CompiledFunction:
             self._warn(recorder.reason)
             self.fallback_reason = recorder.reason
             return result
-        if not snapshot.holds_apart_from_arguments():
+        if not snapshot.holds_apart_from_arguments(count_moved=True):
             # The step changed Python state (optimiser state made on its first call, say):
             # its replay could not, so it is traced again next time -- once.
             if self._changed_state:

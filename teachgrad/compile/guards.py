@@ -24,6 +24,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from teachgrad.nn.changes import ModuleHooks, Registry, changes
 from teachgrad.nn.module import Module
 from teachgrad.optim.optimizer import Optimizer
 from teachgrad.tensor import Tensor
@@ -55,6 +56,7 @@ class Snapshot:
         self.cells, self.namespaces = [], []    # closure cells; (globals, names) read
         self.empty_cells = []
         self.dicts, self.lists = [], []         # containers whose entries are compared
+        self.module_dicts = []                  # ... and those of modules
         self.sized = []                         # LARGE containers: only their length is
         self.tensors = []                       # tensors found (not arguments): by identity
         self.bases = []                         # the bases of the views among them
@@ -64,7 +66,10 @@ class Snapshot:
         self._walk_function(fn, DEPTH)
         del self._seen
         self.filled = [d for d in self.dicts if d]      # (the others' lengths say it all)
+        self.modules_filled = [d for d in self.module_dicts if d]
         self.lengths, self.entries, self.flags = self._found_now()
+        self.modules_seen_at = changes.count
+        self.modules = self._modules_now()
         self.arguments = self._arguments_now(args)
 
     # ---- at trace time: finding what the step reaches --------------------------------
@@ -87,7 +92,9 @@ class Snapshot:
                 self.lists.append(obj)
             for item in obj:
                 self._walk(item, depth)
-        elif isinstance(obj, (Module, Optimizer)):
+        elif isinstance(obj, Module):
+            self._walk_module(obj, depth)
+        elif isinstance(obj, Optimizer):
             self._walk(vars(obj), depth)
         elif depth == 0 or isinstance(obj, NOT_LOOKED_INTO):
             return
@@ -98,6 +105,19 @@ class Snapshot:
             self._walk(obj.__func__, depth - 1)
         elif hasattr(obj, "__dict__"):
             self._walk(vars(obj), depth - 1)
+
+    def _walk_module(self, module, depth):
+        """A module's attributes, and the registries and hook dicts among them: these
+        count their changes (``nn.changes``), so they are compared only when it moved."""
+        self.module_dicts.append(vars(module))
+        for value in vars(module).values():
+            if isinstance(value, (Registry, ModuleHooks)) and id(value) not in self._seen:
+                self._seen.add(id(value))
+                self.module_dicts.append(value)
+                for item in value.values():
+                    self._walk(item, depth)
+            else:
+                self._walk(value, depth)
 
     def _walk_function(self, fn, depth):
         """A function's closure cells and the globals it names."""
@@ -133,6 +153,10 @@ class Snapshot:
         entries += chain.from_iterable(self.lists)
         return lengths, entries, _tensor_flags(self.tensors + self.bases)
 
+    def _modules_now(self):
+        return (list(map(len, self.module_dicts)),
+                list(chain.from_iterable(map(dict.values, self.modules_filled))))
+
     def _arguments_now(self, args):
         return ([args[i] for i in self.other_args],
                 _tensor_flags([args[i] for i in self.tensor_args]),
@@ -143,18 +167,30 @@ class Snapshot:
         try:
             if len(args) != self.arity or not self.holds_apart_from_arguments():
                 return False
+            if not args:
+                return True
             others, flags, shapes = self._arguments_now(args)
             return _same(others, self.arguments[0]) and (flags, shapes) == self.arguments[1:]
         except (AttributeError, IndexError):        # an argument that is no tensor now
             return False
 
-    def holds_apart_from_arguments(self):
+    def holds_apart_from_arguments(self, count_moved=False):
+        """Does the step reach what the trace found? The modules are compared only if
+        ``changes.count`` moved since they last were (or if ``count_moved``)."""
         try:
             lengths, entries, flags = self._found_now()
         except ValueError:                          # a closure cell emptied
             return False
-        return (lengths == self.lengths and _same(entries, self.entries) and flags == self.flags
-                and not any(map(_filled, self.empty_cells)))
+        if not (lengths == self.lengths and _same(entries, self.entries) and flags == self.flags
+                and not any(map(_filled, self.empty_cells))):
+            return False
+        if changes.count == self.modules_seen_at and not count_moved:
+            return True
+        lengths, entries = self._modules_now()
+        if lengths != self.modules[0] or not _same(entries, self.modules[1]):
+            return False
+        self.modules_seen_at = changes.count
+        return True
 
     # ---- what the trace needs to know ---------------------------------------------
     def watched(self):

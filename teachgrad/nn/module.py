@@ -13,8 +13,9 @@ these dicts, recursively through the submodules.
 from collections import OrderedDict, namedtuple
 
 from teachgrad.autograd.grad_mode import no_grad
-from teachgrad.autograd.graph import HookDict, add_hook
+from teachgrad.autograd.graph import add_hook
 from teachgrad.nn import backward_hooks
+from teachgrad.nn.changes import ModuleHooks, Registry, changes
 from teachgrad.nn.parameter import Parameter
 from teachgrad.ops import destination
 from teachgrad.tensor import Tensor
@@ -36,15 +37,15 @@ class Module:
 
     def __init__(self):
         # object.__setattr__: our __setattr__ below needs these dicts to exist already
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_parameters", Registry())
+        object.__setattr__(self, "_buffers", Registry())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
-        object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "_forward_pre_hooks", HookDict())
-        object.__setattr__(self, "_forward_hooks", HookDict())
+        object.__setattr__(self, "_modules", Registry())
+        object.__setattr__(self, "_forward_pre_hooks", ModuleHooks())
+        object.__setattr__(self, "_forward_hooks", ModuleHooks())
         object.__setattr__(self, "_hooks_with_kwargs", set())   # ids of hooks that take kwargs
-        object.__setattr__(self, "_backward_hooks", HookDict())
-        object.__setattr__(self, "_backward_pre_hooks", HookDict())
+        object.__setattr__(self, "_backward_hooks", ModuleHooks())
+        object.__setattr__(self, "_backward_pre_hooks", ModuleHooks())
         object.__setattr__(self, "_is_full_backward_hook", None)   # which kind it holds
         self.training = True
 
@@ -140,6 +141,7 @@ class Module:
 
     # ---- registration by attribute assignment ------------------------------------
     def __setattr__(self, name, value):
+        changes.count += 1                  # (see nn.changes: compile's guards read it)
         parameters = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if parameters is None:
@@ -185,6 +187,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
+        changes.count += 1
         for registry in (self._parameters, self._buffers, self._modules):
             if name in registry:
                 del registry[name]
