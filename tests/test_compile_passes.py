@@ -163,6 +163,58 @@ def test_dead_code_elimination_keeps_results_bit_for_bit():
     assert replays_like_eager(compiled, model, eager)
 
 
+# ---- forwarding identities ---------------------------------------------------------------
+def transposes_of_transposes(program):
+    made_by = {i.outputs[0]: i for i in program.instructions if len(i.outputs) == 1}
+    return [i for i in program.instructions if i.name == "transpose"
+            and getattr(made_by.get(i.args[0].id), "name", None) == "transpose"]
+
+
+def test_forward_identities_drops_transposes_of_transposes_and_the_seed_times_one():
+    compiled, model, eager = traced_mlp()
+    program = compiled.trace.copy()
+    twice, ones = len(transposes_of_transposes(program)), names(program).count("ones")
+    removed = passes.forward_identities(program)
+    assert twice == 5 and transposes_of_transposes(program) == []   # W.t().t(), grad.t().t()
+    assert removed == twice + 2                                       # and the seed's 1 * grad,
+    assert "reshape" not in names(program)                            # a reshape to its shape
+    passes.eliminate_dead_code(program)
+    assert names(program).count("ones") == ones - 1
+    assert passes.forward_identities(program) == 0
+
+
+def test_forward_identities_keeps_results_bit_for_bit():
+    compiled, model, eager = traced_mlp((passes.forward_identities, passes.eliminate_dead_code))
+    assert len(compiled.program.instructions) < len(compiled.trace.instructions)
+    assert replays_like_eager(compiled, model, eager)
+
+
+def test_forward_identities_keeps_a_product_with_one_whose_memory_is_written_later():
+    x = teachgrad.tensor([1.0, 2.0, 3.0])
+
+    def step():
+        one = teachgrad.ones(())
+        product = one * x                   # x * 1, fresh memory...
+        product.add_(1)                     # ... written into: x must not change
+        return product.sum()
+    program = traced(step)
+    assert passes.forward_identities(program) == 0
+    replayed = CompiledFunction(step, passes=(passes.forward_identities,))
+    assert [replayed().item() for _ in range(3)] == [9.0] * 3 and x.tolist() == [1, 2, 3]
+
+
+def test_forward_identities_keeps_a_returned_product_with_one():
+    x = teachgrad.tensor([1.0, 2.0, 3.0])
+
+    def step():
+        return teachgrad.ones(()) * x       # returned: a tensor of its own memory, as eager
+    replayed = CompiledFunction(step, passes=(passes.forward_identities,))
+    results = [replayed() for _ in range(3)]
+    with teachgrad.no_grad():
+        results[-1].add_(1)
+    assert x.tolist() == [1, 2, 3] and results[-1].tolist() == [2, 3, 4]
+
+
 # ---- fusing a matmul with its bias add ---------------------------------------------------
 def test_fuse_mm_bias_fuses_each_linear_layer():
     compiled, model, eager = traced_mlp()

@@ -7,7 +7,8 @@ from teachgrad.compile.tracer import _DATA_SLOT, Recorder, _plain, tracing
 from teachgrad.tensor import Tensor
 
 TRACE_LIMIT = 8         # as torch.compile's cache_size_limit: then the step stays eager
-PASSES = (passes.eliminate_common_subexpressions, passes.eliminate_dead_code,
+PASSES = (passes.eliminate_common_subexpressions, passes.forward_identities,
+          passes.eliminate_dead_code,
           passes.fuse_mm_bias, passes.plan_memory)
 
 

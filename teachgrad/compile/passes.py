@@ -2,6 +2,8 @@
 
 * ``eliminate_common_subexpressions``: a call made again on the same values (the
   backward re-deriving what the forward computed) reuses the first call's result.
+* ``forward_identities``: a call whose result is one of its arguments over again (a
+  transpose of a transpose, a product with 1) is dropped; what read it reads the argument.
 * ``eliminate_dead_code``: drop the calls whose results nobody reads.
 * ``fuse_mm_bias``: a ``matmul`` followed by the add of a bias becomes one instruction
   that adds the bias into the product's memory.
@@ -85,6 +87,75 @@ def _renamed(obj, renamed):
     if isinstance(obj, slice):
         return slice(*_renamed((obj.start, obj.stop, obj.step), renamed))
     return obj
+
+
+def forward_identities(program):
+    """Drop an instruction whose result is, bit for bit and in layout, one of its arguments
+    -- ``transpose(transpose(x))``, ``reshape(x, x.shape)``, ``multiply(ones(()), x)`` (the
+    backward's seed 1 times a gradient) -- and let what read its result read that argument.
+    Not where the two could be told apart: a value reshaped in place, a product that is
+    returned or whose memory or whose argument's memory is written into later, a view
+    returned in place of a value returned too. Returns how many went."""
+    values = program.values
+    last_write = {values[m].root: n for n, i in enumerate(program.instructions)
+                  for m in i.mutates}
+    reshaped = {i.reshapes for i in program.instructions}
+    made_by, renamed, kept = {}, {}, []
+    for n, instruction in enumerate(program.instructions):
+        instruction.args = _renamed(instruction.args, renamed)
+        instruction.kwargs = _renamed(instruction.kwargs, renamed)
+        instruction.mutates = tuple(renamed.get(m, m) for m in instruction.mutates)
+        written = {root for root, last in last_write.items() if last > n}     # from here on
+        same = _identity_of(instruction, made_by, values, written)
+        result = instruction.outputs[0] if instruction.outputs else None
+        if same is not None and not {result, same} & reshaped and (
+                result not in program.outputs
+                or instruction.name != "multiply" and same not in program.outputs):
+            renamed[result] = same
+            program.outputs = [same if o == result else o for o in program.outputs]
+            for value in values:
+                if value.root == result:
+                    value.root = values[same].root
+            continue
+        made_by.update((value_id, instruction) for value_id in instruction.outputs)
+        kept.append(instruction)
+    removed = len(program.instructions) - len(kept)
+    program.instructions = kept
+    return removed
+
+
+def _identity_of(instruction, made_by, values, written):
+    """The id of the argument ``instruction``'s result repeats, or None."""
+    args = instruction.args
+    if (instruction.kwargs or instruction.mutates or instruction.expect is not None
+            or len(instruction.outputs) != 1 or not all(isinstance(a, Ref) for a in args[:1])):
+        return None
+    result, name = values[instruction.outputs[0]], instruction.name
+    if name == "transpose" and len(args) == 1:
+        inner = made_by.get(args[0].id)
+        if inner is not None and inner.name == "transpose" and len(inner.args) == 1 \
+                and not inner.kwargs and isinstance(inner.args[0], Ref):
+            return inner.args[0].id
+    if name == "reshape" and len(args) == 2 and _shape(args[1]) == values[args[0].id].shape:
+        return args[0].id
+    if name == "multiply" and len(args) == 2 and all(isinstance(a, Ref) for a in args):
+        for one, other in (args, args[::-1]):
+            kept = values[other.id]
+            if (_is_one(made_by.get(one.id), result.dtype)
+                    and (kept.shape, kept.dtype) == (result.shape, result.dtype)
+                    and kept.root not in written and result.id not in written):
+                return other.id
+    return None
+
+
+def _shape(shape):
+    return tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+
+
+def _is_one(instruction, dtype):
+    """Is it ``ones(())`` of ``dtype``, a 1 that multiplies nothing?"""
+    return (instruction is not None and instruction.name == "ones" and instruction.args == ((),)
+            and np.dtype(instruction.kwargs.get("dtype", np.float64)) == dtype)
 
 
 def eliminate_dead_code(program):
