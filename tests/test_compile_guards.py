@@ -572,3 +572,30 @@ def test_modules_are_compared_again_only_when_the_count_of_changes_moved(monkeyp
     model.train()                           # a change, though to the same value
     compiled(), compiled()
     assert compared == [1] and compiled.traces == 2
+
+
+def test_the_guards_read_as_python_naming_what_they_check():
+    model, optimizer, compiled = sgd_step()
+    compiled(), compiled()
+    lines = compiled.guards.splitlines()
+    assert lines[0] == "def holds(args):" and "if len(args) != 0: return False" in lines[2]
+    assert any(line.endswith("# model") for line in lines)
+    assert any(line.endswith("# model.weight") for line in lines)
+    assert any("'lr'" in line for line in lines)
+
+
+def test_a_defaultdict_is_checked_without_adding_to_it():
+    from collections import defaultdict
+    table = defaultdict(lambda: teachgrad.ones(1))
+    table["a"] = teachgrad.tensor([2.0])
+    x = teachgrad.tensor([3.0])
+
+    def step():
+        return (table["a"] * x).sum()
+    compiled = teachgrad.compile(step)
+    assert [compiled().item() for _ in range(3)] == [6.0] * 3
+    del table["a"]
+    table["b"] = teachgrad.tensor([5.0])            # the same length, another key
+    snapshot, _ = compiled.cache[-1]
+    assert not snapshot.holds(()) and list(table) == ["b"]      # no "a" added by looking
+    assert compiled().item() == 3.0 and compiled.traces == 2    # the step adds it: ones(1)

@@ -82,6 +82,7 @@ class CompiledFunction:
     """``step = teachgrad.compile(fn)``; ``step(...)`` as ``fn(...)``.
 
     ``step.program``: the latest program; ``step.trace``: the same before the passes;
+    ``step.guards``: the Python that checks, before each replay, what the step reaches;
     ``step.traces``: how many times it traced; ``step.eager_calls``: calls a failed check
     ran eagerly; ``step.fallback_reason``: why it runs eagerly for good, if it does. (A call
     with keyword arguments runs eagerly.)
@@ -95,6 +96,7 @@ class CompiledFunction:
         self.fallback_reason = None
         self.program = None             # the latest program, after the passes
         self.trace = None               # ... and as it was traced
+        self.guards = None              # ... and the source of the check that guards it
         self._changed_state = False
 
     def __call__(self, *args, **kwargs):
@@ -136,7 +138,7 @@ class CompiledFunction:
             self._warn(recorder.reason)
             self.fallback_reason = recorder.reason
             return result
-        if not snapshot.holds_apart_from_arguments(count_moved=True):
+        if not snapshot.found_holds():
             # The step changed Python state (optimiser state made on its first call, say):
             # its replay could not, so it is traced again next time -- once.
             if self._changed_state:
@@ -145,6 +147,7 @@ class CompiledFunction:
             return result
         self.cache.append((snapshot, compiled))
         self.program, self.trace = compiled.program, compiled.trace
+        self.guards = snapshot.source
         return result
 
     def _finish(self, recorder, snapshot, state, before, result):

@@ -14,13 +14,16 @@ and a later call replays the program only if the snapshot still holds:
   ``.grad`` or none as it had. A tensor passed as an argument is checked by these alone:
   each call may pass a new one.
 
-The check runs before every replay, so it compares flat lists made once at trace time, in C
-(``map``, ``operator.is_``, list equality), as dynamo compiles its guards to C++.
+The check runs before every replay, so it is written out at trace time as one straight-line
+Python function, ``holds(args)`` (``snapshot.source``): ``if k3.cell_contents is not k4:
+return False``, one line per place, as dynamo compiles its guards. Modules count their own
+changes (``nn.changes``): their attributes, parameters, submodules and hooks are compared
+only when that count has moved.
 """
 import dis
 import operator
 import types
-from itertools import chain, repeat
+from itertools import chain
 
 import numpy as np
 
@@ -35,11 +38,6 @@ DEPTH = 3           # how far into plain objects and functions the walk looks (m
 LARGE = 256         # a container with more entries: its length is checked, not its entries
 NOT_LOOKED_INTO = (type, types.ModuleType, types.BuiltinFunctionType)
 
-FLAGS = operator.attrgetter("_data.shape", "_data.dtype", "_requires_grad", "_hooks")
-SHAPE = operator.attrgetter("shape", "dtype")
-GRAD = operator.attrgetter("_grad")
-CELL = operator.attrgetter("cell_contents")
-ITEMS = operator.methodcaller("items")
 
 
 class Snapshot:
@@ -48,12 +46,13 @@ class Snapshot:
 
     def __init__(self, fn, args):
         self.roots = [(f"arg{i}", arg) for i, arg in enumerate(args)]    # (name, object)
+        self.arg_roots = list(self.roots)
         self.arity = len(args)
         self.tensor_args = [i for i, arg in enumerate(args) if isinstance(arg, Tensor)]
         self.array_args = [i for i, arg in enumerate(args) if isinstance(arg, np.ndarray)]
         self.other_args = [i for i, arg in enumerate(args)
                            if i not in self.tensor_args and i not in self.array_args]
-        self.cells, self.namespaces = [], []    # closure cells; (globals, names) read
+        self.cells, self.namespaces = [], []    # (name, closure cell); (globals, names) read
         self.empty_cells = []
         self.dicts, self.lists = [], []         # containers whose entries are compared
         self.module_dicts = []                  # ... and those of modules
@@ -65,12 +64,10 @@ class Snapshot:
             self._walk(args[i], DEPTH)
         self._walk_function(fn, DEPTH)
         del self._seen
-        self.filled = [d for d in self.dicts if d]      # (the others' lengths say it all)
         self.modules_filled = [d for d in self.module_dicts if d]
-        self.lengths, self.entries, self.flags = self._found_now()
         self.modules_seen_at = changes.count
         self.modules = self._modules_now()
-        self.arguments = self._arguments_now(args)
+        self._write_checks()
 
     # ---- at trace time: finding what the step reaches --------------------------------
     def _walk(self, obj, depth):
@@ -130,7 +127,7 @@ class Snapshot:
             except ValueError:                  # a cell not yet filled: it must stay so
                 self.empty_cells.append(cell)
                 continue
-            self.cells.append(cell)
+            self.cells.append((name, cell))
             self.roots.append((name, value))
             self._walk(value, depth - 1)
         names = [name for name in _global_names(code) if name in fn.__globals__
@@ -140,57 +137,57 @@ class Snapshot:
             self.roots.append((name, fn.__globals__[name]))
             self._walk(fn.__globals__[name], depth - 1)
 
-    # ---- on every call: the same lists, made again -----------------------------------
-    def _found_now(self):
-        """The containers' lengths; every object found, in the order the walk found the
-        places holding them; each tensor's shape, dtype, flags and hooks, then whether it has
-        no .grad."""
-        lengths = list(map(len, chain(self.dicts, self.lists, self.sized)))
-        entries = list(map(CELL, self.cells))
+    # ---- on every call: the checks, written out as Python -------------------------
+    def _write_checks(self):
+        """Compile ``holds(args)`` and ``found_holds()`` from one straight-line list of
+        checks, each a comparison with what the trace found (``self.source`` shows it)."""
+        writer = _Writer(self.named_tensors())
+        for name, cell in self.cells:
+            writer.same(f"{writer.constant(cell)}.cell_contents", cell.cell_contents, name)
+        for cell in self.empty_cells:
+            writer.line(f"if _filled({writer.constant(cell)}): return False")
         for namespace, names in self.namespaces:
-            entries += map(namespace.get, names)
-        entries += chain.from_iterable(map(dict.values, self.filled))
-        entries += chain.from_iterable(self.lists)
-        return lengths, entries, _tensor_flags(self.tensors + self.bases)
+            for name in names:
+                writer.same(f"{writer.constant(namespace)}[{name!r}]", namespace[name])
+        for container in self.dicts + self.lists + self.sized:
+            writer.entries(container, looked_into=container not in self.sized)
+        for tensor in self.tensors + self.bases:
+            writer.tensor(writer.constant(tensor), tensor)
+        found = writer.lines
+        writer.lines = [f"if len(args) != {self.arity}: return False"]
+        for position, (_, arg) in enumerate(self.arg_roots):
+            place = f"args[{position}]"
+            if position in self.tensor_args:
+                writer.line(f"if not isinstance({place}, Tensor): return False")
+                writer.tensor(place, arg)
+            elif position in self.array_args:
+                writer.line(f"if not isinstance({place}, ndarray): return False")
+                writer.line(f"if {place}.shape != {arg.shape!r}: return False")
+                writer.same_dtype(f"{place}.dtype", arg.dtype)
+            else:
+                writer.same(place, arg)
+        arguments = writer.lines
+        self.source = writer.function("holds(args)", arguments + found + [
+            "if changes.count != snapshot.modules_seen_at and not snapshot.modules_hold():",
+            "    return False"])
+        source = writer.function("found_holds()", found + [
+            "if not snapshot.modules_hold(): return False"])
+        namespace = {**writer.namespace, "snapshot": self}
+        exec(compile(self.source + source, "<teachgrad.compile guards>", "exec"), namespace)
+        self.holds, self.found_holds = namespace["holds"], namespace["found_holds"]
 
-    def _modules_now(self):
-        return (list(map(len, self.module_dicts)),
-                list(chain.from_iterable(map(dict.values, self.modules_filled))))
-
-    def _arguments_now(self, args):
-        return ([args[i] for i in self.other_args],
-                _tensor_flags([args[i] for i in self.tensor_args]),
-                [SHAPE(args[i]) for i in self.array_args])
-
-    def holds(self, args):
-        """Would ``fn(*args)`` find what the trace found?"""
-        try:
-            if len(args) != self.arity or not self.holds_apart_from_arguments():
-                return False
-            if not args:
-                return True
-            others, flags, shapes = self._arguments_now(args)
-            return _same(others, self.arguments[0]) and (flags, shapes) == self.arguments[1:]
-        except (AttributeError, IndexError):        # an argument that is no tensor now
-            return False
-
-    def holds_apart_from_arguments(self, count_moved=False):
-        """Does the step reach what the trace found? The modules are compared only if
-        ``changes.count`` moved since they last were (or if ``count_moved``)."""
-        try:
-            lengths, entries, flags = self._found_now()
-        except ValueError:                          # a closure cell emptied
-            return False
-        if not (lengths == self.lengths and _same(entries, self.entries) and flags == self.flags
-                and not any(map(_filled, self.empty_cells))):
-            return False
-        if changes.count == self.modules_seen_at and not count_moved:
-            return True
+    def modules_hold(self):
+        """Do the modules hold what the trace found? (Compared only when
+        ``changes.count`` has moved; then remembered as seen at the new count.)"""
         lengths, entries = self._modules_now()
         if lengths != self.modules[0] or not _same(entries, self.modules[1]):
             return False
         self.modules_seen_at = changes.count
         return True
+
+    def _modules_now(self):
+        return (list(map(len, self.module_dicts)),
+                list(chain.from_iterable(map(dict.values, self.modules_filled))))
 
     # ---- what the trace needs to know ---------------------------------------------
     def watched(self):
@@ -218,6 +215,82 @@ class Snapshot:
         return names
 
 
+class _Writer:
+    """Writes the lines of a guard function: each compares a place the step reads (a
+    closure cell, a global, a dict's entry, a tensor's flag) with what the trace found
+    there, which the function holds as a constant (``k0``, ``k1``...)."""
+
+    def __init__(self, names):
+        self.names = names                  # id(tensor) -> "model.0.weight"
+        self.namespace = {"Tensor": Tensor, "ndarray": np.ndarray, "changes": changes,
+                          "_filled": _filled, "_equal_plain": _equal_plain,
+                          "_MISSING": object()}
+        self.numbers = {}                   # id(constant) -> its number
+        self.lines = []
+
+    def line(self, text):
+        self.lines.append(text)
+
+    def constant(self, obj):
+        """The name under which the functions hold ``obj`` (one name per object)."""
+        if id(obj) not in self.numbers:
+            self.numbers[id(obj)] = len(self.numbers)
+            self.namespace[f"k{len(self.numbers) - 1}"] = obj
+        return f"k{self.numbers[id(obj)]}"
+
+    def same(self, place, found, note=None):
+        """``place`` must hold ``found`` itself, or a plain value equal to it."""
+        comment = f"  # {note}" if note else ""
+        if _plain(found) and not (found is None or found is True or found is False):
+            value = self.constant(found)
+            self.line(f"if {place} is not {value} and not _equal_plain({place}, {value}): "
+                      f"return False{comment}")
+        else:
+            self.line(f"if {place} is not {self.constant(found)}: return False{comment}")
+
+    def same_dtype(self, place, dtype):
+        value = self.constant(dtype)
+        self.line(f"if {place} is not {value} and {place} != {value}: return False")
+
+    def entries(self, container, looked_into=True):
+        name = self.constant(container)
+        self.line(f"if len({name}) != {len(container)}: return False")
+        if not looked_into:
+            return
+        keys = container.keys() if isinstance(container, dict) else range(len(container))
+        for key in keys:
+            index = repr(key) if isinstance(key, (int, str)) else self.constant(key)
+            if hasattr(container, "__missing__"):       # a defaultdict: look, do not add
+                self.same(f"{name}.get({index}, _MISSING)", container[key])
+            else:
+                self.same(f"{name}[{index}]", container[key])
+
+    def tensor(self, place, tensor):
+        """Its shape, dtype, requires_grad, hooks, and a .grad or none, as found."""
+        name = self.names.get(id(tensor))
+        self.line(f"t = {place}" + (f"  # {name}" if name else ""))
+        self.line(f"if t._data.shape != {tensor._data.shape!r}: return False")
+        self.same_dtype("t._data.dtype", tensor._data.dtype)
+        self.line(f"if t._requires_grad is not {tensor._requires_grad}: return False")
+        if tensor._hooks is None:
+            self.line("if t._hooks is not None: return False")
+        else:
+            self.line(f"if t._hooks != {self.constant(dict(tensor._hooks))}: return False")
+        self.line(f"if t._grad is {'not ' if tensor._grad is None else ''}None: return False")
+
+    def function(self, signature, lines):
+        body = "".join(f"        {line}\n" for line in lines)
+        return (f"def {signature}:\n    try:\n{body}"
+                "    except (AttributeError, IndexError, KeyError, TypeError, ValueError):\n"
+                "        return False     # a place that is gone, or holds another kind\n"
+                "    return True\n")
+
+
+def _equal_plain(now, then):
+    """Another object in the place of a plain value: the same type and an equal value?"""
+    return type(now) is type(then) and _plain(now) and now == then
+
+
 def _filled(cell):
     try:
         cell.cell_contents
@@ -235,10 +308,6 @@ def _global_names(code):
     return list(dict.fromkeys(names))
 
 
-def _tensor_flags(tensors):
-    return [*map(FLAGS, tensors), *map(operator.is_, map(GRAD, tensors), repeat(None))]
-
-
 def _same(entries, snapshot):
     """The same objects, or equal plain values where another object took a place (the
     common case, all the same, is one pass in C)."""
@@ -246,8 +315,7 @@ def _same(entries, snapshot):
         return False
     if all(map(operator.is_, entries, snapshot)):
         return True
-    return all(now is then or (type(now) is type(then) and _plain(now) and _plain(then)
-                               and now == then) for now, then in zip(entries, snapshot))
+    return all(now is then or _equal_plain(now, then) for now, then in zip(entries, snapshot))
 
 
 def _plain(value):
