@@ -599,3 +599,19 @@ def test_a_defaultdict_is_checked_without_adding_to_it():
     snapshot, _ = compiled.cache[-1]
     assert not snapshot.holds(()) and list(table) == ["b"]      # no "a" added by looking
     assert compiled().item() == 3.0 and compiled.traces == 2    # the step adds it: ones(1)
+
+
+def test_dict_keys_of_any_kind_are_compared_as_themselves():
+    import enum
+
+    class Part(enum.IntEnum):
+        SCALE = 1
+    table = {Part.SCALE: teachgrad.tensor([2.0]), (1, "b"): 3.0}
+    x = teachgrad.tensor([1.5])
+
+    def step():
+        return (table[Part.SCALE] * x).sum() * table[(1, "b")]
+    compiled = teachgrad.compile(step)
+    assert [compiled().item() for _ in range(3)] == [9.0] * 3
+    table[(1, "b")] = 1.0
+    assert compiled().item() == 3.0 and compiled.traces == 2

@@ -39,7 +39,6 @@ LARGE = 256         # a container with more entries: its length is checked, not 
 NOT_LOOKED_INTO = (type, types.ModuleType, types.BuiltinFunctionType)
 
 
-
 class Snapshot:
     """What ``fn(*args)`` can reach, as the trace found it; ``holds(args)`` says whether a
     call now would find the same."""
@@ -66,7 +65,7 @@ class Snapshot:
         del self._seen
         self.modules_filled = [d for d in self.module_dicts if d]
         self.modules_seen_at = changes.count
-        self.modules = self._modules_now()
+        self.module_lengths, self.module_entries = self._modules_now()
         self._write_checks()
 
     # ---- at trace time: finding what the step reaches --------------------------------
@@ -180,7 +179,7 @@ class Snapshot:
         """Do the modules hold what the trace found? (Compared only when
         ``changes.count`` has moved; then remembered as seen at the new count.)"""
         lengths, entries = self._modules_now()
-        if lengths != self.modules[0] or not _same(entries, self.modules[1]):
+        if lengths != self.module_lengths or not _same(entries, self.module_entries):
             return False
         self.modules_seen_at = changes.count
         return True
@@ -259,7 +258,7 @@ class _Writer:
             return
         keys = container.keys() if isinstance(container, dict) else range(len(container))
         for key in keys:
-            index = repr(key) if isinstance(key, (int, str)) else self.constant(key)
+            index = repr(key) if type(key) in (int, str) else self.constant(key)
             if hasattr(container, "__missing__"):       # a defaultdict: look, do not add
                 self.same(f"{name}.get({index}, _MISSING)", container[key])
             else:
