@@ -182,7 +182,23 @@ return Array.from(panel.querySelectorAll('.jp-Notebook .jp-Cell')).map(cell => {
 """
 
 
+class Stalled(Exception):
+    """Nothing runs or waits to run, yet cells never ran."""
+
+
 def run_all(driver, base, token, notebook, path):
+    """Open ``path`` and run all its cells; returns the cells as the page shows them.
+    JupyterLab sometimes starts two kernels for the notebook and connects the page to the
+    one it then shuts down: the first cell runs, the others never do. Then the notebook is
+    opened afresh, once, on the kernel that lives."""
+    try:
+        return run_all_once(driver, base, token, notebook, path)
+    except Stalled:
+        print(f"{path}: cells stopped running; opening the notebook again")
+        return run_all_once(driver, base, token, notebook, path)
+
+
+def run_all_once(driver, base, token, notebook, path):
     # a workspace of its own, reset: this notebook is the only one open
     workspace = Path(path).parent.name + Path(path).stem[:2]
     driver.get(f"{base}/lab/workspaces/{workspace}/tree/{path}?reset&token={token}")
@@ -207,11 +223,20 @@ def run_all(driver, base, token, notebook, path):
             if attempt == 2:
                 raise
 
+    quiet_since = []                # when the page last showed no cell running or queued
+
     def finished():
         cells = driver.execute_script(CELLS_SCRIPT)
-        done = len(cells) == count and all(c["prompt"] not in ("[*]:", "[ ]:", "")
-                                           for c in cells if c["code"])
-        return cells if done else None
+        shown = [c["prompt"] for c in cells if c["code"]]
+        if len(cells) == count and all(p not in ("[*]:", "[ ]:", "") for p in shown):
+            return cells
+        if "[*]:" in shown:
+            quiet_since.clear()
+        elif not quiet_since:
+            quiet_since.append(time.time())
+        elif time.time() - quiet_since[0] > 30:
+            raise Stalled(path)
+        return None
     try:
         return wait_until(finished, 600, f"every cell of {path} to run")
     except TimeoutError:
