@@ -615,3 +615,20 @@ def test_dict_keys_of_any_kind_are_compared_as_themselves():
     assert [compiled().item() for _ in range(3)] == [9.0] * 3
     table[(1, "b")] = 1.0
     assert compiled().item() == 3.0 and compiled.traces == 2
+
+
+def test_a_module_given_another_class_traces_again():
+    class Double(teachgrad.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    class Triple(teachgrad.nn.Module):
+        def forward(self, x):
+            return x * 3
+    module, x = Double(), teachgrad.tensor([1.0, 2.0])
+
+    def step():
+        return module(x).sum()
+    compiled = teachgrad.compile(step)
+    assert replays_then_matches(compiled, step, lambda: setattr(module, "__class__", Triple))
+    assert compiled.traces == 2 and compiled().item() == 9.0

@@ -54,7 +54,7 @@ class Snapshot:
         self.cells, self.namespaces = [], []    # (name, closure cell); (globals, names) read
         self.empty_cells = []
         self.dicts, self.lists = [], []         # containers whose entries are compared
-        self.module_dicts = []                  # ... and those of modules
+        self.modules, self.module_dicts = [], []    # modules, and their dicts
         self.sized = []                         # LARGE containers: only their length is
         self.tensors = []                       # tensors found (not arguments): by identity
         self.bases = []                         # the bases of the views among them
@@ -105,6 +105,7 @@ class Snapshot:
     def _walk_module(self, module, depth):
         """A module's attributes, and the registries and hook dicts among them: these
         count their changes (``nn.changes``), so they are compared only when it moved."""
+        self.modules.append(module)
         self.module_dicts.append(vars(module))
         for value in vars(module).values():
             if isinstance(value, (Registry, ModuleHooks)) and id(value) not in self._seen:
@@ -185,7 +186,8 @@ class Snapshot:
         return True
 
     def _modules_now(self):
-        return (list(map(len, self.module_dicts)),
+        """The modules' classes and their dicts' lengths; then every entry of the dicts."""
+        return ([*map(type, self.modules), *map(len, self.module_dicts)],
                 list(chain.from_iterable(map(dict.values, self.modules_filled))))
 
     # ---- what the trace needs to know ---------------------------------------------
