@@ -45,7 +45,6 @@ class Snapshot:
 
     def __init__(self, fn, args):
         self.roots = [(f"arg{i}", arg) for i, arg in enumerate(args)]    # (name, object)
-        self.arg_roots = list(self.roots)
         self.arity = len(args)
         self.tensor_args = [i for i, arg in enumerate(args) if isinstance(arg, Tensor)]
         self.array_args = [i for i, arg in enumerate(args) if isinstance(arg, np.ndarray)]
@@ -155,7 +154,7 @@ class Snapshot:
             writer.tensor(writer.constant(tensor), tensor)
         found = writer.lines
         writer.lines = [f"if len(args) != {self.arity}: return False"]
-        for position, (_, arg) in enumerate(self.arg_roots):
+        for position, (_, arg) in enumerate(self.roots[:self.arity]):
             place = f"args[{position}]"
             if position in self.tensor_args:
                 writer.line(f"if not isinstance({place}, Tensor): return False")

@@ -105,8 +105,8 @@ def forward_identities(program):
         instruction.args = _renamed(instruction.args, renamed)
         instruction.kwargs = _renamed(instruction.kwargs, renamed)
         instruction.mutates = tuple(renamed.get(m, m) for m in instruction.mutates)
-        written = {root for root, last in last_write.items() if last > n}     # from here on
-        same = _identity_of(instruction, made_by, values, written)
+        same = _identity_of(instruction, made_by, values,
+                            lambda root: last_write.get(root, -1) > n)     # written later?
         result = instruction.outputs[0] if instruction.outputs else None
         if same is not None and not {result, same} & reshaped and (
                 result not in program.outputs
@@ -124,11 +124,11 @@ def forward_identities(program):
     return removed
 
 
-def _identity_of(instruction, made_by, values, written):
+def _identity_of(instruction, made_by, values, written_later):
     """The id of the argument ``instruction``'s result repeats, or None."""
     args = instruction.args
     if (instruction.kwargs or instruction.mutates or instruction.expect is not None
-            or len(instruction.outputs) != 1 or not all(isinstance(a, Ref) for a in args[:1])):
+            or len(instruction.outputs) != 1 or not args or not isinstance(args[0], Ref)):
         return None
     result, name = values[instruction.outputs[0]], instruction.name
     if name == "transpose" and len(args) == 1:
@@ -143,7 +143,7 @@ def _identity_of(instruction, made_by, values, written):
             kept = values[other.id]
             if (_is_one(made_by.get(one.id), result.dtype)
                     and (kept.shape, kept.dtype) == (result.shape, result.dtype)
-                    and kept.root not in written and result.id not in written):
+                    and not written_later(kept.root) and not written_later(result.id)):
                 return other.id
     return None
 
