@@ -146,7 +146,7 @@ class Module:
         if isinstance(value, Parameter):
             if parameters is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep=self._parameters)
             self.register_parameter(name, value)
         elif parameters is not None and name in parameters:
             if value is not None:
@@ -156,7 +156,7 @@ class Module:
         elif isinstance(value, Module):
             if parameters is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep=self._modules)
             self._modules[name] = value
         elif parameters is not None and name in self._modules:
             if value is not None:
@@ -171,11 +171,14 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name):
-        """Remove ``name`` from wherever it was, before it is registered anew."""
+    def _forget(self, name, keep):
+        """Remove ``name`` from wherever it was before it is registered anew in ``keep``,
+        except from ``keep`` itself: a child or parameter replaced there keeps its place in
+        the order (a ``Sequential`` still runs ``seq[0] = ...`` first), as in PyTorch."""
         self.__dict__.pop(name, None)
         for registry in (self._parameters, self._buffers, self._modules):
-            registry.pop(name, None)
+            if registry is not keep:
+                registry.pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name):
