@@ -130,7 +130,7 @@ exercises: setup
 	$(BIN)/python -m teachgrad.course.make_exercises solutions exercises
 
 notebooks: setup
-	$(BIN)/python -m teachgrad.course.run_notebooks notebooks solutions
+	$(BIN)/python -m teachgrad.course.run_notebooks notebooks notebooks/deeper solutions
 
 bench: setup
 	$(BIN)/python -m benchmarks

@@ -28,6 +28,8 @@ The helpers:
 ``raises``              code that should fail with a given error
 ``behaves_like``        a re-implementation (of a piece of the engine, say) against
                         teachgrad's own, on a few cases
+``predict``             in a lecture: a prediction written before the next cell shows the
+                        answer (``...`` until then, which reveals nothing)
 ======================  ==================================================================
 
 Conventions, the same for every helper:
@@ -61,7 +63,7 @@ from teachgrad.tensor import Tensor
 CORRECT, WRONG, NOT_ATTEMPTED = "correct", "wrong", "not attempted"
 
 __all__ = ["Result", "value", "leaf_flags", "gradients", "node_names", "raises", "behaves_like",
-           "build"]
+           "predict", "build"]
 
 
 class Result:
@@ -817,3 +819,38 @@ def behaves_like(answer, reference, cases, *, atol=1e-6, rtol=1e-5, hint=None):
         if found:
             raise _Stop(WRONG, f"{where}: {found[0]}", _pick_hint(*found, hint))
     return f"the same results as teachgrad on all {len(cases)} cases"
+
+
+# ---------------------------------------------------------------- predictions in lectures
+
+PREDICT_FIRST = "✎ write your prediction in place of ... and run this cell, then run the next one"
+
+
+def predict(guess, actual, *, name="your prediction", hint=None):
+    """Commit to a prediction before the lecture's next cell shows what happens.
+
+    ``guess`` is the student's answer, ``...`` until they write one; ``actual`` is a function
+    of no arguments that computes the truth (called only once there is a guess, so nothing is
+    revealed before). The line says right or wrong and, when wrong, which part differs — never
+    the answer: the next cell shows it.
+
+        guess = ...          # how many links does y.grad_fn have?
+        check.predict(guess, lambda: len(y.grad_fn.next_functions))
+    """
+    left, total = _placeholders(guess)
+    if left:
+        line = PREDICT_FIRST if left == total else \
+            f"✎ {left} of {total} entries of {name} are still ...: fill them in first"
+        print(line)
+        return Result(NOT_ATTEMPTED, line)
+    found = _difference(guess, actual() if _is_function(actual) else actual, name)
+    if found is None:
+        line = "✔ right — run the next cell and see why"
+        status = CORRECT
+    else:
+        line = f"✘ {found[0]} — run the next cell and find out why"
+        status = WRONG
+        if found[1] or hint:
+            line += f" (hint: {hint or found[1]})"
+    print(line)
+    return Result(status, line)

@@ -10,7 +10,9 @@ file untouched. Execution counts then run 1, 2, 3, ... and no timing metadata is
 running twice gives the same file. The exercises of the solution notebooks that ran are
 regenerated afterwards in ``exercises/`` beside them (``make_exercises``): all of them when the
 whole ``solutions/`` folder was given, only that chapter's for one ``solutions/NN_*.ipynb``;
-the student's package (``exercises/yourgrad/``) is regenerated in both cases.
+the student's package (``exercises/yourgrad/``) is regenerated in both cases. In a lecture or
+an appendix, the cells that answer "predict, then run" prompts are folded again
+(``predict_cells``), so a new prompt's answer is folded too.
 
 The working directory matters: a notebook imports the ``yourgrad`` beside it, so
 ``solutions/NN_*.ipynb`` runs on the reference package and ``exercises/NN_*.ipynb`` on the
@@ -27,7 +29,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from teachgrad.course import make_exercises
+from teachgrad.course import make_exercises, predict_cells
 
 KERNEL = "python3"
 KERNELSPEC = {"name": KERNEL, "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -63,6 +65,8 @@ def run_notebook(path, timeout=600):
     shorten_tracebacks(nb)
     drop_cell_file_names(nb)
     merge_streams(nb)
+    if path.parent.name not in ("solutions", "exercises"):
+        predict_cells.apply(nb)         # a lecture's answers to its prompts stay folded
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         nbformat.write(nb, f, version=4)
 
