@@ -61,6 +61,17 @@ NODE_ROLES = {
                "fontcolor": MUTED}, "saved tensor freed by backward"),
     "summary": ({"shape": "box", "style": "dashed", "fontcolor": MUTED, "color": MUTED},
                 "nodes left out (see max_nodes)"),
+    # a traced program (viz.draw_program): instructions are boxes, buffers are arrows
+    "program_input": ({"shape": "box", "style": "filled,rounded", "fillcolor": LEAF},
+                      "input: a tensor's array, read on every call"),
+    "program_constant": ({"shape": "box", "style": "filled,rounded,dashed", "fillcolor": WHITE},
+                         "constant kept from the trace (dashed)"),
+    "instruction": ({"shape": "box", "style": "filled", "fillcolor": OPERATION},
+                    "instruction: one numpy call"),
+    "check": ({"shape": "hexagon", "style": "filled", "fillcolor": WHITE, "color": ALERT},
+              "check: a branch the trace took, tested on every call"),
+    "program_output": ({"shape": "box", "style": "filled,rounded,bold", "fillcolor": ROOT},
+                       "what the program returns"),
 }
 
 EDGE_ROLES = {
@@ -71,6 +82,8 @@ EDGE_ROLES = {
     "grad_fn": {"style": "dashed", "color": MUTED, "arrowhead": "open",
                 "minlen": "0"},                            # may share a rank: side by side
     "summary": {"style": "dashed", "color": MUTED},
+    "buffer": {},                                          # a program's value, filled -> read
+    "writes": {"style": "bold", "color": ALERT},           # an in-place write into a buffer
 }
 
 
