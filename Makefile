@@ -76,7 +76,9 @@ test-unit:
 
 # nbval compares every stored output with a fresh run, after the sanitize file's substitutions
 # (addresses, ipykernel's cell paths).  SVG drawings are left out of the comparison (their bytes
-# depend on graphviz's version); the text form of each drawing, text/plain, is compared.
+# depend on graphviz's version); the text form of each drawing (text/plain) and the DOT source it
+# was drawn from (text/vnd.graphviz) are compared, and tests/test_stored_drawings.py checks that
+# each stored SVG is the picture of its stored DOT.
 # --dist loadscope keeps each notebook's cells together, in one worker and one kernel.
 # The plugin also starts a kernel again when it does not answer (two workers' kernels can pick
 # the same port), up to three times.

@@ -2,8 +2,12 @@
 
 In a notebook a ``Drawing`` shows itself as SVG; ``str(drawing)`` is its text
 form, which depends only on the graph (never on the graphviz version), so
-notebook tests can compare it exactly. Without graphviz's ``dot`` program the
-notebook shows the text form and one line saying how to install it.
+notebook tests can compare it exactly. The output also stores the DOT source
+(``text/vnd.graphviz``, which Jupyter does not display): nbval compares it too,
+so a change of colour, legend or layout rank fails the tests as well, and
+``tests/test_stored_drawings.py`` checks that each stored SVG was drawn from the
+DOT stored beside it. Without graphviz's ``dot`` program the notebook shows the
+text form and one line saying how to install it.
 """
 import pathlib
 import re
@@ -16,6 +20,9 @@ except ImportError:          # the course extras bring it; the text forms work w
 INSTALL_HINT = ("(graphviz's dot program was not found, so this graph is shown as text: "
                 "install it with `conda install -c conda-forge graphviz` or "
                 "`sudo apt install graphviz`, then run the cell again.)")
+
+
+DOT_MIME = "text/vnd.graphviz"
 
 
 class DotMissing(RuntimeError):
@@ -80,7 +87,7 @@ class Drawing:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         try:
-            return {"image/svg+xml": self.svg(), "text/plain": self.text}
+            return {"image/svg+xml": self.svg(), DOT_MIME: self.source, "text/plain": self.text}
         except DotMissing:
             return {"text/plain": self.text + "\n" + INSTALL_HINT}
 
