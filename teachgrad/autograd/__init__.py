@@ -1,5 +1,5 @@
 """teachgrad.autograd: the graph, the engine, grad mode and custom Functions."""
-from teachgrad.autograd import anomaly, graph, profiler
+from teachgrad.autograd import anomaly, forward_ad, graph, profiler
 from teachgrad.autograd.anomaly import detect_anomaly, set_detect_anomaly
 from teachgrad.autograd.function import Function, FunctionCtx
 from teachgrad.autograd.functional import backward, grad
@@ -8,5 +8,5 @@ from teachgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradchec
 from teachgrad.autograd.variable import Variable
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "anomaly", "backward",
-           "detect_anomaly", "enable_grad", "grad", "gradcheck", "gradgradcheck", "graph",
+           "detect_anomaly", "enable_grad", "forward_ad", "grad", "gradcheck", "gradgradcheck", "graph",
            "is_grad_enabled", "no_grad", "profiler", "set_detect_anomaly", "set_grad_enabled"]

@@ -16,7 +16,7 @@ its history.
 from types import MappingProxyType
 
 from teachgrad import dtypes
-from teachgrad.autograd import grad_mode
+from teachgrad.autograd import forward_ad, grad_mode
 from teachgrad.autograd.graph import Node, SavedTensor, freed_records, shared
 from teachgrad.tensor import Tensor
 
@@ -77,10 +77,14 @@ class Operation(Node):
             outputs = tuple(map(Tensor._make, result))
             if node._recording:
                 node._connect(inputs, outputs)
+            if forward_ad.active_levels:        # forward mode: push the tangents through
+                forward_ad.propagate(cls, inputs, outputs, params, node)
             return outputs
         output = Tensor._make(result)
         if node._recording:
             node._connect(inputs, (output,))
+        if forward_ad.active_levels:
+            forward_ad.propagate(cls, inputs, (output,), params, node)
         return output
 
     @classmethod
@@ -188,6 +192,8 @@ class Operation(Node):
     def apply_inplace(cls, target, *others, **params):
         from teachgrad.autograd import views
         views.check_autograd_allows_inplace(target, others)
+        if forward_ad.transforms_running:       # teachgrad.func: no write into a captured tensor
+            forward_ad.refuse_captured_mutation(cls, target, others)
         inputs = (target, *others)
         node = cls._new_node(inputs)
         node._inplace = True
@@ -201,6 +207,8 @@ class Operation(Node):
             # backward needs the old value of the target, which we are about to overwrite: a
             # clone, recorded (CloneBackward0), so that a second derivative reaches it too
             node._saved["self"] = SavedTensor(target.clone())
+        if forward_ad.active_levels:        # the tangent, from the inputs before the write
+            forward_ad.propagate_inplace(cls, inputs, result, params)
         views.write_inplace(target, result)
         if node._recording:
             views.rebase_history(target, node)

@@ -9,6 +9,7 @@ import functools
 from teachgrad import creation, devices, dtypes, legacy
 from teachgrad.autograd import functional
 from teachgrad.ops import indexing, inplace, jacobians, linalg, pointwise, reduction, shape
+from teachgrad.ops import forward_rules  # noqa: F401  (registers the JVP rules with forward_ad)
 from teachgrad.tensor import Tensor
 
 
