@@ -18,7 +18,7 @@ needed, makes one graph node of class ``SquareBackward``. As in PyTorch, the
 import functools
 import warnings
 
-from teachgrad.autograd import grad_mode, views
+from teachgrad.autograd import forward_ad, grad_mode, views
 from teachgrad.autograd.graph import Node, SavedTensor
 
 
@@ -32,6 +32,7 @@ class FunctionCtx(Node):
         self._saved = ()
         self._dirty = ()
         self._non_differentiable = ()
+        self._for_forward = None          # what save_for_forward kept, for jvp
         self.materialize_grads = True
 
     # ---- what forward may call ------------------------------------------------
@@ -42,6 +43,10 @@ class FunctionCtx(Node):
                 raise TypeError(f"save_for_backward can only save variables, but argument "
                                 f"{position} is of type {type(tensor).__name__}")
         self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Keep tensors for ``jvp`` (forward mode), where ``ctx.saved_tensors`` gives them."""
+        self._for_forward = tensors
 
     def mark_dirty(self, *tensors):
         """Declare inputs that forward modified in place."""
@@ -57,6 +62,8 @@ class FunctionCtx(Node):
     # ---- what backward may read -------------------------------------------------
     @property
     def saved_tensors(self):
+        if self._for_forward is not None:     # inside jvp
+            return self._for_forward
         return tuple(s.unpack(self) if s is not None else None for s in self._saved)
 
     @property
@@ -145,6 +152,13 @@ class Function:
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode: the outputs' tangents, given one tangent per input (zeros for a
+        tensor without one, None for an argument that is not a tensor)."""
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward mode AD.")
@@ -157,7 +171,7 @@ class Function:
         ctx = cls._backward_cls()
         recording = grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        with grad_mode.no_grad():
+        with grad_mode.no_grad(), forward_ad.rules_paused():   # jvp gives the tangents
             if cls.setup_context is Function.setup_context:
                 result = cls.forward(ctx, *args, **kwargs)
             else:          # the other style: forward without ctx, then setup_context
@@ -168,9 +182,33 @@ class Function:
         else:
             result = _alias_if_input(ctx, result, tensors)
         outputs = result if isinstance(result, tuple) else (result,)
+        kept_for_jvp, ctx._for_forward = ctx._for_forward or (), None
+        if forward_ad.active_levels:
+            _push_tangents(cls, ctx, args, outputs, kept_for_jvp)
         if recording:
             _connect(ctx, tensors, is_tensor, outputs)
         return result
+
+
+def _push_tangents(cls, ctx, args, outputs, kept_for_jvp):
+    """Forward mode through a custom Function: its ``jvp`` gives the outputs' tangents."""
+    from teachgrad.tensor import Tensor
+    for level in range(len(forward_ad.active_levels)):
+        tangents = [forward_ad.tangent_of(a, level) if isinstance(a, Tensor) else None
+                    for a in args]
+        if all(t is None for t in tangents):
+            continue
+        tangents = [a.new_zeros(a.shape) if isinstance(a, Tensor) and t is None else t
+                    for a, t in zip(args, tangents)]
+        ctx._for_forward = kept_for_jvp        # what ctx.saved_tensors gives jvp
+        try:
+            out_tangents = cls.jvp(ctx, *tangents)
+        finally:
+            ctx._for_forward = None
+        out_tangents = out_tangents if isinstance(out_tangents, tuple) else (out_tangents,)
+        for out, tangent in zip(outputs, out_tangents):
+            if isinstance(out, Tensor) and tangent is not None:
+                forward_ad.set_tangent(out, level, tangent)
 
 
 def _alias_if_input(ctx, output, inputs):

@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 
-from teachgrad.autograd import functional
+from teachgrad.autograd import forward_ad, functional
 
 
 class GradcheckError(RuntimeError):
@@ -48,8 +48,30 @@ def _analytical_jacobian(fn, inputs, index):
     return np.stack(rows, axis=0)
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
-    """True when backward agrees with finite differences for every input that requires grad.
+def _forward_mode_jacobian(fn, inputs, index):
+    """The same Jacobian, column by column, from forward mode with one-hot tangents."""
+    from teachgrad import creation
+    x = inputs[index]
+    columns = []
+    with forward_ad.dual_level():
+        for j in range(x.numel()):
+            one_hot = creation.zeros_like(x)
+            one_hot._data.reshape(-1)[j] = 1.0
+            duals = list(inputs)
+            duals[index] = forward_ad.make_dual(x.detach(), one_hot)
+            outputs = fn(*duals)
+            outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+            tangents = [forward_ad.unpack_dual(o).tangent for o in outputs]
+            columns.append(np.concatenate([
+                np.zeros(o.numel()) if t is None else t._data.reshape(-1).astype(np.float64)
+                for o, t in zip(outputs, tangents)]))
+    return np.stack(columns, axis=1)
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              check_forward_ad=False, check_backward_ad=True, **_ignored):
+    """True when backward (``check_backward_ad``) and forward mode (``check_forward_ad``)
+    agree with finite differences for every input that requires grad.
 
     Use float64 inputs: in float32 the finite differences are too coarse.
     """
@@ -62,15 +84,21 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                           f"floating point or complex. This check will likely fail if all the "
                           f"inputs are not of double precision floating point or complex. ",
                           UserWarning, stacklevel=2)
+    modes = [(_analytical_jacobian, "")] if check_backward_ad else []
+    if check_forward_ad:
+        modes.append((_forward_mode_jacobian, " computed with forward mode"))
     for index in checked:
         numerical = _numerical_jacobian(func, inputs, index, eps)
-        analytical = _analytical_jacobian(func, inputs, index)
-        numerical = numerical.reshape(analytical.shape)
-        if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
+        for jacobian, how in modes:
+            analytical = jacobian(func, inputs, index)
+            numerical = numerical.reshape(analytical.shape)
+            if np.allclose(analytical, numerical, rtol=rtol, atol=atol):
+                continue
             if not raise_exception:
                 return False
             dtype = inputs[index].dtype.numpy       # (PyTorch prints one row per input element)
-            raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {index},\n"
+            raise GradcheckError(f"Jacobian{how} mismatch for output 0 with respect to input "
+                                 f"{index},\n"
                                  f"numerical:{Tensor._make(numerical.T.astype(dtype))!r}\n"
                                  f"analytical:{Tensor._make(analytical.T.astype(dtype))!r}\n")
     return True

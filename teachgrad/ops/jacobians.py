@@ -8,7 +8,7 @@ They live with the ops because they stack and reshape tensors; ``ops/__init__.py
 makes them attributes of ``teachgrad.autograd.functional``, where PyTorch has them.
 """
 from teachgrad import creation
-from teachgrad.autograd import functional
+from teachgrad.autograd import forward_ad, functional
 from teachgrad.ops.shape import stack
 from teachgrad.tensor import Tensor
 
@@ -92,9 +92,14 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
-    """d outputs / d inputs, one backward per output element. Each block has the output's
-    shape followed by the input's shape. (``vectorize`` and ``strategy`` change how
-    PyTorch computes it, not the result; here every row is its own backward.)"""
+    """d outputs / d inputs, one backward per output element (``strategy="reverse-mode"``)
+    or one forward-mode pass per input element (``"forward-mode"``, which PyTorch allows
+    only with ``vectorize=True``). Each block has the output's shape followed by the
+    input's shape. (``vectorize`` changes how PyTorch batches the passes, not the result:
+    here every pass is its own.)"""
+    _check_strategy(strategy, vectorize, create_graph, strict)
+    if strategy == "forward-mode":
+        return _forward_mode_jacobian(func, inputs)
     is_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     inputs = _fresh(inputs, create_graph)
     out_is_tuple, outputs = _call(func, inputs, "jacobian")
@@ -108,6 +113,59 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return _nested(blocks, out_is_tuple, is_tuple)
 
 
+def _check_strategy(strategy, vectorize, create_graph, strict):
+    """PyTorch's refusals, in its order."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                             'Hint: If your function has more outputs than inputs, '
+                             '"forward-mode" tends to be more performant. Otherwise, prefer to '
+                             'use "reverse-mode".')
+    if strict and vectorize:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                           "`vectorized=True` are not supported together. Please either set "
+                           "`strict=False` or `vectorize=False`.")
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
+    if strategy == "forward-mode" and create_graph:
+        raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
+                                  "`strategy=\"forward-mode\"` are not supported together "
+                                  "(yet). Please either set `create_graph=False` or "
+                                  "`strategy=\"reverse-mode\"`.")
+
+
+def _forward_mode_jacobian(func, inputs):
+    """One forward pass per input element, with a one-hot tangent: one column each."""
+    is_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    inputs = tuple(x.detach() for x in inputs)
+    columns = []            # per input: the outputs' tangents, one tuple per element
+    for k, x in enumerate(inputs):
+        per_element = []
+        for unit in creation.eye(x.numel(), dtype=x.dtype):
+            level = forward_ad.open_level()
+            try:
+                duals = list(inputs)
+                duals[k] = forward_ad.make_dual(x, unit.reshape(x.shape), level=level)
+                out_is_tuple, outputs = _call(func, duals, "jacobian")
+                per_element.append(tuple(_tangent_or_zeros(o, level) for o in outputs))
+            finally:
+                forward_ad.close_level()
+        columns.append(per_element)
+    blocks = [[stack([column[j] for column in per_element], dim=-1).reshape(
+                   output.shape + x.shape).detach()
+               for x, per_element in zip(inputs, columns)]
+              for j, output in enumerate(outputs)]
+    # (PyTorch's forward-mode path gives lists where its reverse mode gives tuples)
+    if not out_is_tuple:
+        return blocks[0] if is_tuple else blocks[0][0]
+    return [block for block in blocks] if is_tuple else tuple(block[0] for block in blocks)
+
+
+def _tangent_or_zeros(output, level):
+    tangent = forward_ad.unpack_dual(output, level=level).tangent
+    return creation.zeros_like(output) if tangent is None else tangent
+
+
 def _block(rows, k, shape, x):
     if not rows:
         return creation.zeros(shape, dtype=x.dtype)
@@ -116,16 +174,20 @@ def _block(rows, k, shape, x):
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
-    """The Jacobian of the gradient of a function with one scalar output."""
+    """The Jacobian of the gradient of a function with one scalar output (with
+    ``outer_jacobian_strategy="forward-mode"``, forward over reverse)."""
     is_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
 
     def gradient(*xs):
+        xs = tuple(x if x.requires_grad else    # (forward mode: x is a dual, not a stand-in)
+                   forward_ad.carry_tangents(x, x.detach().requires_grad_()) for x in xs)
         out_is_tuple, outputs = _call(func, xs, "hessian")
         _check_single_element(out_is_tuple, outputs, "hessian")
         return _gradients(outputs, xs, None, True, strict)
 
     return jacobian(gradient if is_tuple else lambda x: gradient(x)[0],
-                    inputs if is_tuple else inputs[0], create_graph, strict)
+                    inputs if is_tuple else inputs[0], create_graph, strict, vectorize,
+                    outer_jacobian_strategy)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
