@@ -5,7 +5,9 @@ TEACHGRAD_BROWSER_TEST=1). For each notebook it opens a copy in JupyterLab at a 
 window with the file browser open, runs all cells from the Run menu, and asserts what a
 student would see: every code cell ran, no error output outside cells tagged
 `raises-exception`, the drawings rendered as SVG images no wider than their output area, and
-(in exercises) a check cell printed its feedback. Screenshots go to tests/browser/screenshots/.
+(in exercises) a check cell printed its feedback. Chapter 02 is also opened as shipped, with its
+stored outputs: the answers to its predictions must stay folded until their cells run.
+Screenshots go to tests/browser/screenshots/.
 
 JupyterLab serves a temporary copy of the course, so its autosave never touches the
 repository, and only the processes started here are stopped at the end.
@@ -30,6 +32,10 @@ NOTEBOOKS = [
     "notebooks/05_inplace_operations_and_version_counters.ipynb",
     "exercises/02_grad_fn_and_the_backward_graph.ipynb",
 ]
+# Opened as shipped, outputs and all, without running anything: the answers to its
+# "predict, then run" prompts must stay folded until the student runs the cell.
+SHIPPED = "notebooks/02_grad_fn_and_the_backward_graph.ipynb"
+SHIPPED_COPY = "notebooks/shipped_02.ipynb"
 WINDOW = (1280, 800)
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
@@ -50,6 +56,7 @@ def course_copy(tmp):
     for folder in ("notebooks", "exercises", "solutions"):
         shutil.copytree(ROOT / folder, tmp / "course" / folder,
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    shutil.copy(ROOT / SHIPPED, tmp / "course" / SHIPPED_COPY)
     for path in NOTEBOOKS:          # as a student opens them: nothing run yet
         notebook = nbformat.read(tmp / "course" / path, as_version=4)
         for cell in notebook.cells:
@@ -171,6 +178,7 @@ return Array.from(panel.querySelectorAll('.jp-Notebook .jp-Cell')).map(cell => {
     prompt: prompt ? prompt.textContent.trim() : '',
     error: outputs.some(o => o.getAttribute('data-mime-type') === 'application/vnd.jupyter.error'),
     text: outputs.map(o => o.innerText).join('\\n'),
+    shown: outputs.filter(o => o.offsetParent !== null && o.getBoundingClientRect().height > 0).length,
     svgs: outputs.filter(o => o.classList.contains('jp-RenderedSVG')).map(o => {
       const img = o.querySelector('img');
       return {loaded: !!img && img.complete && img.naturalWidth > 0,
@@ -198,14 +206,18 @@ def run_all(driver, base, token, notebook, path):
         return run_all_once(driver, base, token, notebook, path)
 
 
-def run_all_once(driver, base, token, notebook, path):
-    # a workspace of its own, reset: this notebook is the only one open
+def open_notebook(driver, base, token, path):
+    """Open ``path`` alone in a workspace of its own, and wait for it and an idle kernel."""
     workspace = Path(path).parent.name + Path(path).stem[:2]
     driver.get(f"{base}/lab/workspaces/{workspace}/tree/{path}?reset&token={token}")
     wait_until(lambda: driver.execute_script(
         "return document.querySelector('.jp-NotebookPanel .jp-Notebook .jp-Cell') !== null && "
         "document.querySelector('.jp-Notebook-ExecutionIndicator[data-status=\"idle\"]') !== null"),
         120, "the notebook and an idle kernel")
+
+
+def run_all_once(driver, base, token, notebook, path):
+    open_notebook(driver, base, token, path)
     count = len(notebook.cells)
 
     def prompts():
@@ -276,3 +288,45 @@ def test_a_notebook_runs_in_jupyterlab_as_a_student_sees_it(lab, browser, path):
         assert feedback, f"{path}: no check cell printed its feedback"
     widest = max(drawings, key=lambda d: d[1]["width"], default=(None, None))[0]
     screenshot(browser, path, scroll_to=widest)
+
+
+def test_predictions_stay_folded_until_the_cell_runs(lab, browser):
+    """Chapter 02 as shipped: every cell tagged 'predict' shows its input but not its stored
+    output; other cells show theirs. Running one folded cell shows what it printed."""
+    base, token, root = lab
+    notebook = nbformat.read(root / SHIPPED_COPY, as_version=4)
+    predict = [i for i, c in enumerate(notebook.cells)
+               if "predict" in c.metadata.get("tags", []) and c.get("outputs")]
+    plain = [i for i, c in enumerate(notebook.cells)
+             if c.cell_type == "code" and c.outputs and i not in predict]
+    assert predict and plain, "chapter 02 should have folded answers and ordinary outputs"
+    open_notebook(browser, base, token, SHIPPED_COPY)
+    cells = wait_until(lambda: (lambda cells: cells if len(cells) == len(notebook.cells)
+                                else None)(browser.execute_script(CELLS_SCRIPT)),
+                       60, "every cell on the page")
+    shown = [i for i in predict if cells[i]["shown"]]
+    assert not shown, f"the answers of cells {shown} are visible before they run"
+    assert all(cells[i]["shown"] for i in plain), "ordinary outputs should be visible"
+    screenshot(browser, SHIPPED_COPY, scroll_to=predict[0])
+
+    first = predict[0]
+    run_up_to(browser, first)
+    wait_until(lambda: browser.execute_script(CELLS_SCRIPT)[first]["shown"], 120,
+               f"cell {first}'s output to show once it has run")
+
+
+def run_up_to(driver, index):
+    """Run the cells above ``index`` and the cell itself (Lab's 'Run All Above Selected Cell',
+    then Shift+Enter on the cell)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    from selenium.webdriver.common.by import By
+
+    cell = driver.find_elements(
+        By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")[index]
+    driver.execute_script("arguments[0].scrollIntoView();", cell)
+    ActionChains(driver).click(cell.find_element(By.CSS_SELECTOR, ".jp-InputArea-editor")).perform()
+    click_menu(driver, "Run", "Run All Above Selected Cell")
+    time.sleep(1)
+    ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
