@@ -80,6 +80,7 @@ from teachgrad.legacy import (BoolTensor, ByteTensor, DoubleTensor, FloatTensor,
 from teachgrad.printing import set_printoptions
 from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)
+from teachgrad import amp, distributed, onnx  # noqa: E402  (import-time names programs use)
 from teachgrad import func  # noqa: E402  (torch.func: grad, vmap, jacfwd... on nn too)
 from teachgrad.nn.functional import (  # noqa: E402
     adaptive_avg_pool1d, adaptive_max_pool1d_with_indices as adaptive_max_pool1d, avg_pool1d,

@@ -270,8 +270,10 @@ def normal_sample(mean, std, size, generator=None, dtype=None, requires_grad=Fal
 def randint(low, high=None, size=None, generator=None, dtype=None, requires_grad=False,
             device=None):
     devices.check(device)
-    if size is None:
+    if size is None:                  # randint(high, size)
         low, high, size = 0, low, high
+    elif high is None:                # randint(high, size=size)
+        low, high = 0, low
     with random.drawing_from(generator):
         values = random.randint(low, high, as_shape((size,)))
     return _leaf(values.astype(_numpy_dtype(dtype, dtypes.int64)), requires_grad)

@@ -1,2 +1,2 @@
 """``teachgrad.backends``: the switches tutorials touch for GPU back-ends, none available."""
-from teachgrad.backends import cudnn, mps  # noqa: F401
+from teachgrad.backends import cuda, cudnn, mps  # noqa: F401

@@ -658,9 +658,34 @@ def _drop(input, p, training, inplace, mask_shape):
     if p == 1:
         mask = np.zeros((), dtype=dtype)
     else:
-        mask = random.bernoulli(mask_shape, 1 - p, dtype=dtype) / dtype.type(1 - p)
+        mask = _bernoulli_like(input._data, mask_shape, 1 - p) / dtype.type(1 - p)
     mask = _constant(mask)
     return input.mul_(mask) if inplace else input * mask
+
+
+def _bernoulli_like(array, shape, p):
+    """PyTorch's ``empty_like(input).bernoulli_(p)``: the draws fill memory in order, and
+    a transposed input's mask has the input's layout (a batch-first attention output, say),
+    so the draws are laid out along its axes as they sit in memory."""
+    axes = _memory_order(array) if tuple(shape) == array.shape else None
+    if axes is None:
+        return random.bernoulli(shape, p, dtype=array.dtype)
+    drawn = random.bernoulli(tuple(array.shape[axis] for axis in axes), p, dtype=array.dtype)
+    return drawn.transpose(np.argsort(axes))
+
+
+def _memory_order(array):
+    """The axes of ``array`` from outermost to innermost in memory when it is a dense block
+    laid out in another order than its own (a transpose), else None."""
+    if array.flags.c_contiguous or array.ndim < 2:
+        return None
+    axes = sorted(range(array.ndim), key=lambda axis: -array.strides[axis])
+    step = array.itemsize
+    for axis in reversed(axes):
+        if array.shape[axis] > 1 and array.strides[axis] != step:
+            return None
+        step *= array.shape[axis]
+    return axes
 
 
 def _feature_dropout(input, p, training, inplace):
@@ -1549,3 +1574,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         input, _constant(np.ones(channels, dtype=dtype)) if weight is None else weight,
         _constant(np.zeros(channels, dtype=dtype)) if bias is None else bias,
         group=num_groups, eps=eps, has_weight=weight is not None)
+
+
+from teachgrad.nn.transformer import (multi_head_attention_forward,  # noqa: E402
+                                      scaled_dot_product_attention)
