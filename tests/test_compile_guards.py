@@ -342,7 +342,7 @@ def test_returned_containers_are_made_again_each_call():
         w.grad = None
         loss = (x * w).sum()
         loss.backward()
-        return {"loss": loss, "parts": [loss * 2, 7]}
+        return {"loss": loss, "parts": [(loss * 2).detach(), 7]}
     compiled = teachgrad.compile(step)
     for n in range(1, 5):
         result = compiled(teachgrad.full((3,), float(n)))
@@ -394,7 +394,7 @@ def test_a_layer_replaced_by_one_of_the_same_shape_traces_again():
     model, x = teachgrad.nn.Sequential(teachgrad.nn.Linear(3, 2)), teachgrad.randn(4, 3)
 
     def step():
-        return model(x).sum()
+        return model(x).sum().detach()
     compiled = teachgrad.compile(step)
     assert replays_then_matches(compiled, step,
                                 lambda: model.__setitem__(0, teachgrad.nn.Linear(3, 2)))
@@ -406,7 +406,7 @@ def test_a_closure_tensor_rebound_to_another_of_the_same_shape_traces_again():
     w, x = teachgrad.randn(3), teachgrad.randn(3)
 
     def step():
-        return (w * x).sum()
+        return (w * x).sum().detach()
 
     def rebind():
         nonlocal x
@@ -421,7 +421,7 @@ def test_a_buffer_replaced_by_one_of_the_same_shape_traces_again():
     x = teachgrad.randn(4, 3)
 
     def step():
-        return norm(x).sum()
+        return norm(x).sum().detach()
     compiled = teachgrad.compile(step)
     assert replays_then_matches(compiled, step,
                                 lambda: setattr(norm, "running_mean", teachgrad.ones(3)))
@@ -433,7 +433,7 @@ def test_a_tensor_in_a_dict_is_watched_too():
     x = teachgrad.tensor([1.0, 1.0])
 
     def step():
-        return (settings["scale"] * x).sum()
+        return (settings["scale"] * x).sum().detach()
     compiled = teachgrad.compile(step)
     assert [compiled().item() for _ in range(3)] == [5.0] * 3
     settings["scale"] = teachgrad.tensor([10.0, 10.0])
@@ -445,7 +445,7 @@ def test_a_tensor_the_guards_cannot_watch_runs_eagerly_with_a_warning():
     x = teachgrad.tensor([1.0])
 
     def step():
-        return (bank[-1] * x).sum()
+        return (bank[-1] * x).sum().detach()
     compiled = teachgrad.compile(step)
     with pytest.warns(UserWarning, match="cannot watch"):
         assert compiled().item() == 299.0
@@ -465,7 +465,7 @@ def test_a_module_attribute_changed_traces_again(module, change):
 
     def step():
         out = module(x, y) if isinstance(module, teachgrad.nn.CrossEntropyLoss) else module(x)
-        return out.sum()
+        return out.sum().detach()
     compiled = teachgrad.compile(step)
     assert replays_then_matches(compiled, step, lambda: change(module))
     assert compiled.traces == 2
@@ -495,7 +495,7 @@ def test_an_attribute_of_a_plain_object_traces_again():
     settings.double = False
 
     def step():
-        return (x * 2).sum() if settings.double else x.sum()
+        return (x * 2).sum() if settings.double else x.sum().detach()
     compiled = teachgrad.compile(step)
     assert replays_then_matches(compiled, step, lambda: setattr(settings, "double", True))
     assert compiled.traces == 2
@@ -506,7 +506,7 @@ def test_a_list_the_step_reads_is_watched_past_sixteen_entries():
     x = teachgrad.tensor([1.0])
 
     def step():
-        return (weights[-1] * x).sum()
+        return (weights[-1] * x).sum().detach()
     compiled = teachgrad.compile(step)
     assert replays_then_matches(compiled, step,
                                 lambda: weights.append(teachgrad.tensor([100.0])))
@@ -553,7 +553,7 @@ def _forward(x):
 
 
 def _step_through_a_helper():
-    return _forward(teachgrad.ones(2, 3)).sum()
+    return _forward(teachgrad.ones(2, 3)).sum().detach()
 
 
 def test_modules_are_compared_again_only_when_the_count_of_changes_moved(monkeypatch):
@@ -591,7 +591,7 @@ def test_a_defaultdict_is_checked_without_adding_to_it():
     x = teachgrad.tensor([3.0])
 
     def step():
-        return (table["a"] * x).sum()
+        return (table["a"] * x).sum().detach()
     compiled = teachgrad.compile(step)
     assert [compiled().item() for _ in range(3)] == [6.0] * 3
     del table["a"]
@@ -628,7 +628,7 @@ def test_a_module_given_another_class_traces_again():
     module, x = Double(), teachgrad.tensor([1.0, 2.0])
 
     def step():
-        return module(x).sum()
+        return module(x).sum().detach()
     compiled = teachgrad.compile(step)
     assert replays_then_matches(compiled, step, lambda: setattr(module, "__class__", Triple))
     assert compiled.traces == 2 and compiled().item() == 9.0

@@ -3,7 +3,8 @@ import warnings
 
 from teachgrad.compile import guards, passes
 from teachgrad.compile.program import _ASARRAY, GuardFailed
-from teachgrad.compile.tracer import _DATA_SLOT, Recorder, _plain, tracing
+from teachgrad.compile.tracer import (_DATA_SLOT, Recorder, _plain, observing_user_code,
+                                      tracing)
 from teachgrad.tensor import Tensor
 
 TRACE_LIMIT = 8         # as torch.compile's cache_size_limit: then the step stays eager
@@ -98,6 +99,7 @@ class CompiledFunction:
         self.trace = None               # ... and as it was traced
         self.guards = None              # ... and the source of the check that guards it
         self._changed_state = False
+        self.code_read = {}             # the user's code seen running: code -> its globals
 
     def __call__(self, *args, **kwargs):
         if self.fallback_reason is not None or kwargs:
@@ -109,25 +111,35 @@ class CompiledFunction:
                 except GuardFailed:             # a branch or shape the trace did not see
                     self.eager_calls += 1
                     return self.fn(*args)
-        return self._trace(args, guards.Snapshot(self.fn, args))
+        return self._trace(args, guards.Snapshot(self.fn, args, self.code_read))
 
     def _trace(self, args, snapshot):
         if self.traces >= TRACE_LIMIT:
             return self._fall_back(f"traced {TRACE_LIMIT} times (the guards keep changing)",
                                    args)
+        if snapshot.too_much is not None:
+            return self._fall_back(snapshot.too_much, args)
         self.traces += 1
         state = snapshot.state_tensors(args)
         before = {i: (t.__dict__.get("_grad"), t._version_counter.version)
                   for i, t in state.items()}
-        recorder = Recorder(args)
+        random_before = snapshot.random_states()
+        recorder = Recorder(args, snapshot.watched_arrays())
         with tracing(recorder):
             try:
-                result = self.fn(*recorder.wrap_args(args))
+                with observing_user_code() as code_read:
+                    result = self.fn(*recorder.wrap_args(args))
             except Exception as error:
                 reason = f"the step raised {type(error).__name__}: {str(error).splitlines()[0]}"
                 self._warn(reason)
                 self.fallback_reason = reason
                 raise
+            with recorder.aside():
+                random_after = snapshot.random_states()
+            if random_after != random_before:
+                recorder.give_up("the step draws random numbers from Python's random or "
+                                 "numpy.random: a replay would repeat the same ones")
+            self.code_read.update(code_read)
             if not recorder.stopped:
                 recorder.stopped = True
                 try:
@@ -144,6 +156,10 @@ class CompiledFunction:
             if self._changed_state:
                 self._fall_back_later("the step changes Python state on every call")
             self._changed_state = True
+            return result
+        if not snapshot.extend(code_read):
+            # The user's code that ran (a helper, a module's forward) reads tensors the
+            # guards did not know of: the next trace looks into them from the start.
             return result
         self.cache.append((snapshot, compiled))
         self.program, self.trace = compiled.program, compiled.trace
@@ -242,6 +258,11 @@ def _returned(program, recorder, result):
     if isinstance(result, Tensor):
         if result.requires_grad and result.grad_fn is None:
             raise CannotCapture("the step returns a leaf tensor that requires grad")
+        if result.grad_fn is not None and result.grad_fn not in recorder.consumed:
+            raise CannotCapture(
+                f"the step returns a tensor whose graph ({result.grad_fn.name()}) a later "
+                "backward may still need, and a replay makes no graph: call backward inside "
+                "the step, or return .detach()")
         return ("tensor", _output(program, recorder, _DATA_SLOT.__get__(result, Tensor)))
     if isinstance(result, (tuple, list)):
         return (type(result), [_returned(program, recorder, item) for item in result])

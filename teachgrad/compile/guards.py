@@ -20,88 +20,161 @@ return False``, one line per place, as dynamo compiles its guards. Modules count
 changes (``nn.changes``): their attributes, parameters, submodules and hooks are compared
 only when that count has moved.
 """
+import collections
 import dis
+import functools
+import gc
 import operator
+import random
 import types
 from itertools import chain
 
 import numpy as np
 
+from teachgrad import dtypes
+from teachgrad.autograd import anomaly, grad_mode, graph
 from teachgrad.nn.changes import ModuleHooks, Registry, changes
 from teachgrad.nn.module import Module
 from teachgrad.optim.optimizer import Optimizer
 from teachgrad.tensor import Tensor
 
+_DATA_SLOT = Tensor.__dict__["_data"]     # (read without the tracer's property)
+
 PLAIN = (bool, int, float, str, type(None))     # compared by value, everything else by identity
-DEPTH = 3           # how far into plain objects and functions the walk looks (modules and
-                    # optimisers are walked all the way down)
-LARGE = 256         # a container with more entries: its length is checked, not its entries
+LARGE = 256         # a container with more entries: compared entry by entry, by identity only
+BUDGET = 20_000     # more objects than this in reach: the step is not compiled
 NOT_LOOKED_INTO = (type, types.ModuleType, types.BuiltinFunctionType)
+GENERATORS = (random.Random, np.random.Generator, np.random.RandomState)
+
+
+class TooMuchState(Exception):
+    """The step reaches more objects than the guards can check on every call."""
 
 
 class Snapshot:
     """What ``fn(*args)`` can reach, as the trace found it; ``holds(args)`` says whether a
     call now would find the same."""
 
-    def __init__(self, fn, args):
+    def __init__(self, fn, args, code_read=None):
+        """``code_read``: for the user's code seen running in earlier traces (a helper, a
+        module's ``forward``, at any depth), code -> its globals: they are looked into too,
+        with the closures of the functions that hold that code."""
         self.roots = [(f"arg{i}", arg) for i, arg in enumerate(args)]    # (name, object)
         self.arity = len(args)
         self.tensor_args = [i for i, arg in enumerate(args) if isinstance(arg, Tensor)]
         self.array_args = [i for i, arg in enumerate(args) if isinstance(arg, np.ndarray)]
         self.other_args = [i for i, arg in enumerate(args)
                            if i not in self.tensor_args and i not in self.array_args]
+        self.aliasing = _aliasing(args, self.tensor_args + self.array_args)
+        self.argument_facts = {i: tensor_facts(args[i]) for i in self.tensor_args}
+        self.settings = autograd_settings()
         self.cells, self.namespaces = [], []    # (name, closure cell); (globals, names) read
         self.empty_cells = []
         self.dicts, self.lists = [], []         # containers whose entries are compared
+        self.sets = []                          # sets, compared with a copy
+        self.slotted = []                       # (object, its __slots__ names)
         self.modules, self.module_dicts = [], []    # modules, and their dicts
-        self.sized = []                         # LARGE containers: only their length is
+        self.sized = []                         # LARGE containers: entries by identity
         self.tensors = []                       # tensors found (not arguments): by identity
         self.bases = []                         # the bases of the views among them
+        self.arrays = []                        # numpy arrays found: read as inputs
+        self.generators = []                    # random number generators found
+        self.too_much = None                    # why the guards cannot check it all, if so
         self._seen = set()
-        for i in self.other_args:
-            self._walk(args[i], DEPTH)
-        self._walk_function(fn, DEPTH)
-        del self._seen
+        try:
+            for i in self.other_args:
+                self._walk(args[i])
+            self._walk_function(fn)
+        except TooMuchState as problem:
+            self.too_much = str(problem)
+        self._walk_code(code_read or {})
         self.modules_filled = [d for d in self.module_dicts if d]
         self.modules_seen_at = changes.count
         self.module_lengths, self.module_entries = self._modules_now()
         self._write_checks()
 
+    def extend(self, code_read):
+        """After a trace (that left the places found unchanged): look into what the user's
+        code seen running reads too. False if that finds a tensor, an array or a random
+        generator: the trace did not know to follow it, so it must run again."""
+        kept = len(self.tensors), len(self.arrays), len(self.generators), self.too_much
+        self._walk_code(code_read)
+        if (len(self.tensors), len(self.arrays), len(self.generators), self.too_much) != kept:
+            return False
+        self.modules_filled = [d for d in self.module_dicts if d]
+        self.module_lengths, self.module_entries = self._modules_now()
+        self._write_checks()
+        return True
+
+    def _walk_code(self, code_read):
+        try:
+            for code, (namespace, free_values) in code_read.items():
+                self._walk_namespace(code, namespace)
+                if code.co_freevars:
+                    for function in _functions_of(code, free_values):
+                        self._walk_function(function)
+        except TooMuchState as problem:
+            self.too_much = str(problem)
+
     # ---- at trace time: finding what the step reaches --------------------------------
-    def _walk(self, obj, depth):
+    def _walk(self, obj):
         if isinstance(obj, PLAIN) or id(obj) in self._seen:
             return
         self._seen.add(id(obj))
+        if len(self._seen) > BUDGET:
+            raise TooMuchState(f"the step reaches more than {BUDGET} objects, too many to "
+                               "guard on every call")
         if isinstance(obj, Tensor):
             self.tensors.append(obj)
             if obj._base is not None:           # a view's requires_grad may be its base's
                 self.bases.append(obj._base)
-        elif isinstance(obj, (dict, list)) and len(obj) > LARGE:
+        elif isinstance(obj, np.ndarray):
+            self.arrays.append(obj)
+        elif isinstance(obj, GENERATORS):
+            self.generators.append(obj)
+        elif isinstance(obj, (dict, list, collections.deque)) and len(obj) > LARGE:
             self.sized.append(obj)
         elif isinstance(obj, dict):
             self.dicts.append(obj)
             for item in chain.from_iterable(obj.items()):
-                self._walk(item, depth)
-        elif isinstance(obj, (list, tuple)):
-            if isinstance(obj, list):           # (a tuple cannot change)
+                self._walk(item)
+        elif isinstance(obj, (list, tuple, collections.deque, frozenset)):
+            if isinstance(obj, (list, collections.deque)):     # (the others cannot change)
                 self.lists.append(obj)
             for item in obj:
-                self._walk(item, depth)
+                self._walk(item)
+        elif isinstance(obj, set):
+            self.sets.append(obj)
+            for item in obj:
+                self._walk(item)
         elif isinstance(obj, Module):
-            self._walk_module(obj, depth)
+            self._walk_module(obj)
         elif isinstance(obj, Optimizer):
-            self._walk(vars(obj), depth)
-        elif depth == 0 or isinstance(obj, NOT_LOOKED_INTO):
+            self._walk(vars(obj))
+        elif isinstance(obj, NOT_LOOKED_INTO):
             return
         elif isinstance(obj, types.FunctionType):
-            self._walk_function(obj, depth)
+            self._walk_function(obj)
         elif isinstance(obj, types.MethodType):
-            self._walk(obj.__self__, depth - 1)
-            self._walk(obj.__func__, depth - 1)
-        elif hasattr(obj, "__dict__"):
-            self._walk(vars(obj), depth - 1)
+            self._walk(obj.__self__)
+            self._walk(obj.__func__)
+        elif isinstance(obj, functools.partial):
+            self._walk((obj.func, obj.args, obj.keywords))
+        else:
+            self._walk_attributes(obj)
 
-    def _walk_module(self, module, depth):
+    def _walk_attributes(self, obj):
+        """An object's ``__dict__`` and ``__slots__``, whatever its depth."""
+        if hasattr(obj, "__dict__"):
+            self._walk(vars(obj))
+        slots = [name for cls in type(obj).__mro__
+                 for name in _slot_names(cls) if name not in ("__dict__", "__weakref__")]
+        if slots:
+            self.slotted.append((obj, slots))
+            for name in slots:
+                self._walk(getattr(obj, name, None))
+
+    def _walk_module(self, module):
         """A module's attributes, and the registries and hook dicts among them: these
         count their changes (``nn.changes``), so they are compared only when it moved."""
         self.modules.append(module)
@@ -111,15 +184,16 @@ class Snapshot:
                 self._seen.add(id(value))
                 self.module_dicts.append(value)
                 for item in value.values():
-                    self._walk(item, depth)
+                    self._walk(item)
             else:
-                self._walk(value, depth)
+                self._walk(value)
 
-    def _walk_function(self, fn, depth):
+    def _walk_function(self, fn):
         """A function's closure cells and the globals it names."""
         code = getattr(fn, "__code__", None)
-        if code is None or depth == 0:
+        if code is None or ("function", id(fn)) in self._seen:
             return
+        self._seen.add(("function", id(fn)))
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
             try:
                 value = cell.cell_contents
@@ -128,13 +202,20 @@ class Snapshot:
                 continue
             self.cells.append((name, cell))
             self.roots.append((name, value))
-            self._walk(value, depth - 1)
-        names = [name for name in _global_names(code) if name in fn.__globals__
-                 and not isinstance(fn.__globals__[name], types.ModuleType)]
-        self.namespaces.append((fn.__globals__, names))
+            self._walk(value)
+        self._walk_namespace(code, fn.__globals__)
+
+    def _walk_namespace(self, code, namespace):
+        """The globals ``code`` names (a module among them is not looked into)."""
+        if ("code", id(code), id(namespace)) in self._seen:
+            return
+        self._seen.add(("code", id(code), id(namespace)))
+        names = [name for name in _global_names(code) if name in namespace
+                 and not isinstance(namespace[name], types.ModuleType)]
+        self.namespaces.append((namespace, names))
         for name in names:
-            self.roots.append((name, fn.__globals__[name]))
-            self._walk(fn.__globals__[name], depth - 1)
+            self.roots.append((name, namespace[name]))
+            self._walk(namespace[name])
 
     # ---- on every call: the checks, written out as Python -------------------------
     def _write_checks(self):
@@ -148,20 +229,36 @@ class Snapshot:
         for namespace, names in self.namespaces:
             for name in names:
                 writer.same(f"{writer.constant(namespace)}[{name!r}]", namespace[name])
-        for container in self.dicts + self.lists + self.sized:
-            writer.entries(container, looked_into=container not in self.sized)
+        for container in self.dicts + self.lists:
+            writer.entries(container)
+        for container in self.sized:
+            writer.line(f"if not _same_entries({writer.constant(container)}, "
+                        f"{writer.constant(_entries(container))}): return False")
+        for container in self.sets:
+            writer.line(f"if {writer.constant(container)} != "
+                        f"{writer.constant(frozenset(container))}: return False")
+        for obj, slots in self.slotted:
+            for name in slots:
+                writer.same(f"getattr({writer.constant(obj)}, {name!r}, _MISSING)",
+                            getattr(obj, name, writer.namespace["_MISSING"]))
         for tensor in self.tensors + self.bases:
-            writer.tensor(writer.constant(tensor), tensor)
+            writer.tensor(writer.constant(tensor), tensor_facts(tensor),
+                          writer.names.get(id(tensor)))
+        writer.line(f"if autograd_settings() != {writer.constant(self.settings)}: return False")
         found = writer.lines
         writer.lines = [f"if len(args) != {self.arity}: return False"]
+        if len(self.tensor_args) + len(self.array_args) > 1:
+            writer.line(f"if _aliasing(args, {self.tensor_args + self.array_args!r}) != "
+                        f"{self.aliasing!r}: return False")
         for position, (_, arg) in enumerate(self.roots[:self.arity]):
             place = f"args[{position}]"
             if position in self.tensor_args:
                 writer.line(f"if not isinstance({place}, Tensor): return False")
-                writer.tensor(place, arg)
+                writer.tensor(place, self.argument_facts[position], f"arg{position}")
             elif position in self.array_args:
                 writer.line(f"if not isinstance({place}, ndarray): return False")
                 writer.line(f"if {place}.shape != {arg.shape!r}: return False")
+                writer.line(f"if {place}.strides != {arg.strides!r}: return False")
                 writer.same_dtype(f"{place}.dtype", arg.dtype)
             else:
                 writer.same(place, arg)
@@ -191,8 +288,20 @@ class Snapshot:
 
     # ---- what the trace needs to know ---------------------------------------------
     def watched(self):
-        """ids of the tensors the snapshot holds as themselves."""
-        return {id(tensor) for tensor in self.tensors}
+        """ids of the tensors and arrays the snapshot holds as themselves."""
+        return {id(obj) for obj in self.tensors + self.arrays}
+
+    def watched_arrays(self):
+        """id -> each numpy array found: the program reads it anew on every call."""
+        return {id(array): array for array in self.arrays}
+
+    def random_states(self):
+        """The state of Python's and numpy's global generators and of those found: a
+        trace that moves one drew random numbers a replay would repeat."""
+        return [random.getstate(), _numpy_state(np.random.get_state())] + [
+            _numpy_state(g.get_state()) if isinstance(g, np.random.RandomState) else
+            g.bit_generator.state if isinstance(g, np.random.Generator) else g.getstate()
+            for g in self.generators]
 
     def state_tensors(self, args):
         """Tensors whose .grad, data or version a step may change: every tensor found and
@@ -224,6 +333,8 @@ class _Writer:
         self.names = names                  # id(tensor) -> "model.0.weight"
         self.namespace = {"Tensor": Tensor, "ndarray": np.ndarray, "changes": changes,
                           "_filled": _filled, "_equal_plain": _equal_plain,
+                          "_aliasing": _aliasing, "_same_entries": _same_entries,
+                          "autograd_settings": autograd_settings,
                           "_MISSING": object()}
         self.numbers = {}                   # id(constant) -> its number
         self.lines = []
@@ -252,11 +363,9 @@ class _Writer:
         value = self.constant(dtype)
         self.line(f"if {place} is not {value} and {place} != {value}: return False")
 
-    def entries(self, container, looked_into=True):
+    def entries(self, container):
         name = self.constant(container)
         self.line(f"if len({name}) != {len(container)}: return False")
-        if not looked_into:
-            return
         keys = container.keys() if isinstance(container, dict) else range(len(container))
         for key in keys:
             index = repr(key) if type(key) in (int, str) else self.constant(key)
@@ -265,18 +374,20 @@ class _Writer:
             else:
                 self.same(f"{name}[{index}]", container[key])
 
-    def tensor(self, place, tensor):
-        """Its shape, dtype, requires_grad, hooks, and a .grad or none, as found."""
-        name = self.names.get(id(tensor))
+    def tensor(self, place, facts, name=None):
+        """Its shape, strides, dtype, requires_grad, hooks, and a .grad or none, as found
+        (``facts``: ``tensor_facts`` of it)."""
+        shape, strides, dtype, requires_grad, hooks, has_grad = facts
         self.line(f"t = {place}" + (f"  # {name}" if name else ""))
-        self.line(f"if t._data.shape != {tensor._data.shape!r}: return False")
-        self.same_dtype("t._data.dtype", tensor._data.dtype)
-        self.line(f"if t._requires_grad is not {tensor._requires_grad}: return False")
-        if tensor._hooks is None:
+        self.line(f"if t._data.shape != {shape!r}: return False")
+        self.line(f"if t._data.strides != {strides!r}: return False")
+        self.same_dtype("t._data.dtype", dtype)
+        self.line(f"if t._requires_grad is not {requires_grad}: return False")
+        if hooks is None:
             self.line("if t._hooks is not None: return False")
         else:
-            self.line(f"if t._hooks != {self.constant(dict(tensor._hooks))}: return False")
-        self.line(f"if t._grad is {'not ' if tensor._grad is None else ''}None: return False")
+            self.line(f"if t._hooks != {self.constant(hooks)}: return False")
+        self.line(f"if t._grad is {'' if has_grad else 'not '}None: return False")
 
     def function(self, signature, lines):
         body = "".join(f"        {line}\n" for line in lines)
@@ -286,9 +397,75 @@ class _Writer:
                 "    return True\n")
 
 
+def _numpy_state(state):
+    """numpy's legacy state tuple, comparable with ``==``."""
+    return (state[0], state[1].tobytes(), *state[2:])
+
+
 def _equal_plain(now, then):
     """Another object in the place of a plain value: the same type and an equal value?"""
     return type(now) is type(then) and _plain(now) and now == then
+
+
+def tensor_facts(tensor):
+    """What the guards check of a tensor besides its identity."""
+    data = _DATA_SLOT.__get__(tensor, Tensor)
+    return (data.shape, data.strides, data.dtype, tensor._requires_grad,
+            None if tensor._hooks is None else dict(tensor._hooks), tensor._grad is not None)
+
+
+def autograd_settings():
+    """The global switches a step's numpy calls depend on: grad mode, inference mode,
+    anomaly mode, the default dtype and the saved-tensor hooks in force."""
+    return (grad_mode._state["enabled"], grad_mode._state["inference"],
+            anomaly._state["enabled"], anomaly._state["check_nan"],
+            dtypes._DEFAULT_FLOAT[0], *graph._saved_tensors_hooks_in_force)
+
+
+def _aliasing(args, positions):
+    """Which arguments are the same object, and which share memory: for each, the first
+    position of an argument that is it, and of one whose memory has the same owner."""
+    first = {}
+    pattern = []
+    for i in positions:
+        arg = args[i]
+        array = _DATA_SLOT.__get__(arg, Tensor) if isinstance(arg, Tensor) else arg
+        owner = array.base if array.base is not None else array
+        pattern.append((first.setdefault(id(arg), i), first.setdefault(id(owner), i)))
+    return pattern
+
+
+def _entries(container):
+    return (list(container.items()) if isinstance(container, dict) else list(container))
+
+
+def _same_entries(container, then):
+    """A LARGE container holds the same objects as it did (compared by identity)."""
+    now = _entries(container)
+    return len(now) == len(then) and all(map(operator.is_, chain.from_iterable(now) if
+                                             isinstance(container, dict) else now,
+                                             chain.from_iterable(then) if
+                                             isinstance(container, dict) else then))
+
+
+def _slot_names(cls):
+    slots = cls.__dict__.get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else slots
+
+
+def _functions_of(code, free_values):
+    """The live functions whose code is ``code`` and whose closure held ``free_values``
+    (the one that ran, to find its closure cells)."""
+    return [f for f in gc.get_referrers(code)
+            if isinstance(f, types.FunctionType) and f.__code__ is code
+            and all(map(operator.is_, map(_contents, f.__closure__ or ()), free_values))]
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
 
 
 def _filled(cell):

@@ -276,8 +276,8 @@ def plan_memory(program, reuse=True):
         if not instruction.fresh_out or not instruction.outputs:
             continue
         value = values[instruction.outputs[0]]
-        if value.root != value.id or value.id in escaping:
-            continue
+        if value.root != value.id or value.id in escaping or value.dtype.hasobject:
+            continue                    # (an object array cannot live in the arena's bytes)
         offset, top = _place(free, _span((0, value.shape, value.dtype)), top)
         instruction.buffer = len(program.buffers)
         program.buffers.append((offset, value.shape, value.dtype))

@@ -166,8 +166,10 @@ class Program:
 
     def describe(self, instruction):
         """One line of the listing."""
-        if instruction.expect is not None:
+        if instruction.expect is not None and instruction.func is np.ndarray.__bool__:
             return f"check bool({_show(instruction.args[0])}) is {instruction.expect}"
+        if instruction.expect is not None:
+            return f"check {_show_call(instruction)} is {instruction.expect}"
         call = _show_call(instruction)
         if (instruction.mutates or instruction.reshapes is not None) and not instruction.outputs:
             return f"{call}  # in place"

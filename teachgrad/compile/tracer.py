@@ -11,10 +11,15 @@ value read into Python (``.item()``, ``float()``), an error -- makes it give up:
 result stands, and the reason is kept for the warning.
 """
 import contextlib
+import os
+import sys
+import sysconfig
 
 import numpy as np
 
-from teachgrad.compile.program import Instruction, Program, Ref, Value
+import teachgrad as teachgrad_package
+
+from teachgrad.compile.program import Instruction, Program, Ref, Value, _collect_refs
 from teachgrad.tensor import Tensor
 
 _DATA_SLOT = Tensor.__dict__["_data"]     # the member descriptor of Tensor._data
@@ -97,6 +102,14 @@ for _name in ("__getitem__", "__setitem__", "reshape", "transpose", "view", "ast
     setattr(Traced, _name, _method(_name))
 
 
+def _memory_owner(array):
+    """The object that owns ``array``'s memory (through ``as_strided``'s go-between too)."""
+    owner = array
+    while getattr(owner, "base", None) is not None:
+        owner = owner.base
+    return owner
+
+
 def _plain(array):
     return np.ndarray.view(array, np.ndarray)
 
@@ -126,10 +139,42 @@ def _escape(array, what, read, *args):
     return read(_plain(array), *args)
 
 
+# ---- where the user's code is -----------------------------------------------------------
+_NOT_USER = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                  for m in (np, teachgrad_package)) + (sysconfig.get_paths()["stdlib"] + os.sep,
+                                                        "<frozen", "<teachgrad")
+
+
+def is_user_code(code):
+    """Is ``code`` the user's (neither teachgrad's, numpy's nor Python's own library)?"""
+    return not code.co_filename.startswith(_NOT_USER)
+
+
+def _user_line():
+    """`` (at file:line)`` of the innermost frame of the user's code now running."""
+    frame = sys._getframe(1)
+    while frame is not None and not is_user_code(frame.f_code):
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    return f" (at {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno})"
+
+
 # ---- numpy functions that make arrays from nothing (or from Python values) -------------
 _CREATORS = ("zeros", "ones", "empty", "full", "arange", "eye", "array", "asarray",
              "ascontiguousarray", "asanyarray", "frombuffer")
 _ORIGINAL = {name: getattr(np, name) for name in _CREATORS}
+
+
+_AS_STRIDED = np.lib.stride_tricks.as_strided
+
+
+def as_strided(x, *args, **kwargs):
+    """numpy's ``as_strided``, recorded when it views a traced array (numpy makes the view
+    through an object of its own, which no ufunc or array function dispatch sees)."""
+    if _recorder is None or _recorder.stopped or _recorder.busy or not isinstance(x, Traced):
+        return _AS_STRIDED(_unwrap(x), *args, **kwargs)
+    return _recorder.call(_AS_STRIDED, (x, *args), kwargs)
 
 
 def _creator(name):
@@ -162,10 +207,19 @@ def _contains(obj, kind):
     return False
 
 
+_SHAPED_BY_DATA = {np.nonzero, np.ndarray.nonzero, np.argwhere, np.flatnonzero, np.unique,
+                   np.compress, np.extract, np.ndarray.compress}
+
+
+def has_shape(array, shape):
+    """A check of the replay: a result whose shape follows the data has the traced one."""
+    return _NDARRAY_SHAPE.__get__(array) == shape
+
+
 class Recorder:
     """Writes down the numpy calls of one eager run, as a ``Program``."""
 
-    def __init__(self, args):
+    def __init__(self, args, watched_arrays=None):
         self.program = Program()
         self.by_array = {}            # id(traced array) -> Value
         self.owners = {}              # id(memory owner) -> root Value, to recognise views
@@ -174,6 +228,8 @@ class Recorder:
         self.tensors = {}             # id(tensor) -> tensor, every tensor whose data we touched
         self.inputs = {}              # id(tensor) -> its input Value
         self.arg_positions = {id(arg): i for i, arg in enumerate(args)}
+        self.watched_arrays = watched_arrays or {}  # id -> numpy array the guards watch
+        self.consumed = set()         # graph roots a backward (without retain_graph) used
         self.stopped = False
         self.busy = False             # inside a numpy call: its inner calls are its own
         self.reason = None
@@ -193,21 +249,28 @@ class Recorder:
                                              origin, **info))
         self.by_array[id(traced)] = value
         self.arrays[value.id] = traced
-        owner = array.base if array.base is not None else array
+        owner = _memory_owner(array)
         value.root = self.owners.setdefault(id(owner), value).id
         if value.root == value.id:
             self.keep.append(owner)
         return traced, value
 
     def value_of(self, array):
-        """The Value a traced array holds; a plain array is a constant."""
+        """The Value an array holds. Every array the program reads must have a known
+        origin: an argument, a tensor or array the guards watch (read anew on every call),
+        or the result of a recorded call. Any other array was made where the tracer could
+        not see (a numpy function it does not follow): replaying it as a constant could
+        give another result, so the trace gives up."""
         value = self.by_array.get(id(array))
         if value is not None:
             return value
-        if isinstance(array, Traced):
-            raise GiveUp("an array made by a numpy call the tracer does not follow")
-        copy = _ORIGINAL["array"](array)
-        return self._new_value(copy, "constant", constant=copy)[1]
+        if id(array) in self.watched_arrays:    # read anew on every call
+            traced, value = self._new_value(array, "input", tensor=array,
+                                            snapshot=array.copy())
+            self.by_array[id(array)] = value
+            return value
+        raise GiveUp("an array made outside the numpy calls the tracer records "
+                     f"({type(array).__name__} {array.dtype}{list(array.shape)})")
 
     def _template(self, obj):
         if isinstance(obj, np.ndarray):
@@ -219,6 +282,15 @@ class Recorder:
         if isinstance(obj, np.generic):
             return obj                    # a numpy scalar: a constant
         return obj
+
+    @contextlib.contextmanager
+    def aside(self):
+        """numpy calls in the block are not the step's: they are not written down."""
+        busy, self.busy = self.busy, True
+        try:
+            yield
+        finally:
+            self.busy = busy
 
     # -- the eager code's numpy calls --
     def call(self, func, args, kwargs):
@@ -265,17 +337,33 @@ class Recorder:
             array = _ORIGINAL["asarray"](item) if isinstance(item, np.generic) else item
             if isinstance(array, Traced):
                 array = _plain(array)
-            known = self.owners.get(id(array.base if array.base is not None else array))
+            known = self.owners.get(id(_memory_owner(array)))
             arr, value = self._new_value(array, "op", scalar=isinstance(item, np.generic))
             instruction.outputs.append(value.id)
             value.fresh = known is None
             traced.append(arr)
         instruction.scalar_result = any(self.program.values[i].scalar for i in instruction.outputs)
+        if self._shape_follows_data(func, template[0]):
+            self.program.add(instruction)
+            for value_id in instruction.outputs:    # checked on every replay, as a branch
+                self.program.add(Instruction(has_shape, (Ref(value_id), self.program.values[
+                    value_id].shape), {}, expect=True))
+            return tuple(traced) if isinstance(result, tuple) else traced[0]
         instruction.fresh_out = (len(traced) == 1 and traced and
                                  self.program.values[instruction.outputs[0]].fresh and
                                  takes_out(func))
         self.program.add(instruction)
         return tuple(traced) if isinstance(result, tuple) else traced[0]
+
+    def _shape_follows_data(self, func, args):
+        """Does the result's shape depend on the values (a boolean mask, nonzero)?"""
+        if func in _SHAPED_BY_DATA:
+            return True
+        if func is np.ndarray.__getitem__:
+            refs = []
+            _collect_refs(args[1], refs)
+            return any(self.program.values[r].dtype == np.bool_ for r in refs)
+        return False
 
     def create(self, original, name, args, kwargs):
         if name in ("asarray", "asanyarray", "ascontiguousarray") and isinstance(args[0], Traced):
@@ -313,6 +401,10 @@ class Recorder:
             self.give_up("a tensor holds an array from an earlier trace")
             return array
         self.tensors.setdefault(id(tensor), tensor)
+        if id(array) in self.watched_arrays:    # a tensor made on a watched numpy array
+            traced = self.arrays[self.value_of(array).id]
+            _DATA_SLOT.__set__(tensor, traced)
+            return traced
         position = self.arg_positions.get(id(tensor))
         traced, value = self._new_value(array, "input", tensor=tensor, arg=position,
                                         snapshot=array.copy())
@@ -323,8 +415,11 @@ class Recorder:
     def write_tensor(self, tensor, array):
         self.tensors.setdefault(id(tensor), tensor)
         if not self.stopped and isinstance(array, np.ndarray) and not isinstance(array, Traced):
-            if array.size:                  # a plain array put into a tensor: a constant
-                self.value_of(array)
+            if array.size:                  # a plain array put into a tensor: known?
+                try:
+                    self.value_of(array)
+                except GiveUp as problem:
+                    self.give_up(str(problem))
 
     def set_shape(self, array, shape):
         value = self.value_of(array)
@@ -347,7 +442,7 @@ class Recorder:
 
     def give_up(self, reason):
         if not self.stopped:
-            self.stopped, self.reason = True, reason
+            self.stopped, self.reason = True, reason + _user_line()
 
     def detach_arrays(self):
         """After the trace: every tensor holds a plain numpy array again."""
@@ -360,6 +455,29 @@ class Recorder:
                 array = _DATA_SLOT.__get__(grad, Tensor)
                 if isinstance(array, Traced):
                     _DATA_SLOT.__set__(grad, _plain(array))
+
+
+@contextlib.contextmanager
+def observing_user_code():
+    """Within the block, note each piece of the user's code that runs: code -> (its
+    globals, the values of its closure variables on its first call). The guards then look
+    into what it reads."""
+    seen, code_read = set(), {}
+    previous = sys.getprofile()
+
+    def profile(frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code not in seen:
+            seen.add(code)
+            if is_user_code(code):
+                free = frame.f_locals if code.co_freevars else {}
+                code_read[code] = (frame.f_globals,
+                                   tuple(free.get(name) for name in code.co_freevars))
+    sys.setprofile(profile)
+    try:
+        yield code_read
+    finally:
+        sys.setprofile(previous)
 
 
 # ---- switching tracing on and off ------------------------------------------------------
@@ -394,6 +512,19 @@ def _watch_hooks(hook_dict_class, engine):
     return undo
 
 
+def _watch_backward(engine):
+    """A patch that tells the recorder which graphs a backward consumed; returns the undo
+    list."""
+    original = engine.run_backward
+
+    def run_backward(task, *args, **kwargs):
+        if _recorder is not None and not task.retain_graph:
+            _recorder.consumed.update(node for node, _ in task.root_edges)
+        return original(task, *args, **kwargs)
+    engine.run_backward = run_backward
+    return [(engine, "run_backward", original)]
+
+
 def _watch_random(generator_class):
     """Patches that tell the recorder when the step draws random numbers (from any
     generator: a replay would repeat the same ones); returns the undo list."""
@@ -425,7 +556,10 @@ def tracing(recorder):
     for name in _CREATORS:
         undo.append((np, name, _ORIGINAL[name]))
         setattr(np, name, _creator(name))
+    undo.append((np.lib.stride_tricks, "as_strided", _AS_STRIDED))
+    np.lib.stride_tricks.as_strided = as_strided
     undo += _watch_hooks(HookDict, engine)
+    undo += _watch_backward(engine)
     undo += _watch_random(random._Generator)
     _recorder = recorder
     try:
