@@ -84,7 +84,7 @@ def test_a_branch_is_a_check_box():
 
     def step(x):
         loss = (x * w).sum()
-        return loss * 2 if loss > 0 else loss
+        return (loss * 2 if loss > 0 else loss).detach()   # (a graph is not replayed)
 
     compiled = teachgrad.compile(step)
     for _ in range(3):
