@@ -30,7 +30,7 @@ def grading_arguments(arguments):
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="submissions at once")
     defaults = sandbox.Limits()
     parser.add_argument("--cpu-seconds", type=int, default=defaults.cpu_seconds,
-                        help="CPU time of one submission's process")
+                        help="CPU seconds to import a package, and for each check")
     parser.add_argument("--timeout", type=int, default=defaults.wall_seconds,
                         help="wall-clock seconds of one submission's process")
     parser.add_argument("--memory-mb", type=int, default=defaults.memory_mb,

@@ -13,6 +13,7 @@ submission's temporary copy. In order, it
    :mod:`teachgrad.course.build.snapshot`. No verdict is formed here: the grader compares.
 """
 import builtins
+import errno
 import importlib
 import json
 import os
@@ -96,10 +97,18 @@ class Reporter:
             data = data[os.write(self.fd, data):]
 
 
-def outcome_of(check, package):
-    """What running the check's scenario on the student's package gave, as data."""
+def trouble_of(error):
+    """The output flood: past the file-size limit, a write fails with EFBIG (Python ignores
+    SIGXFSZ)."""
+    if isinstance(error, OSError) and error.errno == errno.EFBIG:
+        return {"flooded": True}
+    return None
+
+
+def outcome_of(scenario, package):
+    """What running a check's scenario on the student's package gave, as data."""
     try:
-        seen = check.scenario(package)
+        seen = scenario(package)
     except NotImplementedError as stub:
         return {"todo": str(stub).strip()}
     except RecursionError:
@@ -107,7 +116,7 @@ def outcome_of(check, package):
     except MemoryError:
         return {"out_of_memory": True}
     except BaseException as error:          # noqa: BLE001 — sys.exit in a check is ✘ too
-        return {"raised": type(error).__name__, "message": str(error)}
+        return trouble_of(error) or {"raised": type(error).__name__, "message": str(error)}
     if not isinstance(seen, dict):
         return {"raised": "TypeError", "message": f"the check saw {type(seen).__name__}"}
     return {"seen": {str(label): snapshot.encode(value) for label, value in seen.items()}}
@@ -120,6 +129,8 @@ def import_package():
     except MemoryError:
         return {"out_of_memory": True}
     except BaseException as error:          # noqa: BLE001 — SystemExit at import is noted too
+        if trouble_of(error):
+            return trouble_of(error)
         where = {}
         if isinstance(error, SyntaxError):
             where = {"file": os.path.basename(error.filename or ""), "line": error.lineno}
@@ -131,8 +142,8 @@ def main(settings):
     reporter = Reporter(settings["fd"])
     confine.set_limits(settings["cpu_seconds"], settings["memory_bytes"], settings["file_bytes"])
     confined = confine.restrict_writes(settings["writable_root"])
-    checks = [check for stage in build.STAGES for check in build.checks_of(stage)]
-    checks = checks[settings["start"]:]
+    scenarios = [check.scenario for stage in build.STAGES for check in build.checks_of(stage)]
+    scenarios = scenarios[settings["start"]:]   # held before the package can edit the checks
     reporter.send(event="ready", confined=confined)
     ImportGuard()
     sys.path[:0] = [settings["package_parent"]]
@@ -142,9 +153,10 @@ def main(settings):
         return
     package = sys.modules["yourgrad"]
     reporter.send(event="imported")
-    for number, check in enumerate(checks, settings["start"]):
+    for number, scenario in enumerate(scenarios, settings["start"]):
+        confine.allow_cpu(settings["cpu_seconds"])
         with warnings.catch_warnings():
-            reporter.send(event="result", index=number, **outcome_of(check, package))
+            reporter.send(event="result", index=number, **outcome_of(scenario, package))
     reporter.send(event="done")
 
 

@@ -1,6 +1,6 @@
 """Limits a submission's process sets on itself before the student's code runs.
 
-Resource limits (CPU seconds, address space, file size, no core dumps) come from POSIX and hold
+Resource limits (CPU seconds a check, address space, file size, no core dumps) come from POSIX and hold
 everywhere the grader runs. Writes outside the submission's own copy are refused by Landlock,
 Linux's unprivileged sandbox (kernel 5.13 and later): once the process has restricted itself,
 no file outside the copy can be created, written, truncated, renamed or removed by it or by
@@ -24,13 +24,22 @@ TCP_BIND_AND_CONNECT = 0b11                                    # ABI 4
 
 
 def set_limits(cpu_seconds, memory_bytes, file_bytes):
-    """CPU time (SIGXCPU, then SIGKILL two seconds later), address space, largest file written."""
-    limits = [(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 2),
-              (resource.RLIMIT_AS, memory_bytes, memory_bytes),
+    """CPU seconds from now on, address space, largest file written, no core dumps."""
+    limits = [(resource.RLIMIT_AS, memory_bytes, memory_bytes),
               (resource.RLIMIT_FSIZE, file_bytes, file_bytes),
               (resource.RLIMIT_CORE, 0, 0)]
     for which, soft, hard in limits:
         resource.setrlimit(which, (soft, hard))
+    allow_cpu(cpu_seconds)
+
+
+def allow_cpu(seconds):
+    """SIGXCPU once this process has used `seconds` more of CPU time. Only the soft limit
+    moves (a hard limit could never be raised again for the next check), so a process that
+    lifts it itself is stopped by the grader's wall-clock timeout instead."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft = int(used.ru_utime + used.ru_stime) + 1 + seconds
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.getrlimit(resource.RLIMIT_CPU)[1]))
 
 
 def landlock_abi(libc):

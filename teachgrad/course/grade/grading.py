@@ -81,7 +81,7 @@ def run_all(copy_root, package_parent, limits, total, output_path):
         result.confined &= any(e.get("confined") for e in run.events if e.get("event") == "ready")
         failed = [e for e in run.events if e.get("event") == "import_failed"]
         if failed:
-            return import_failure(result, failed[0])
+            return import_failure(result, failed[0], limits)
         results = [e for e in run.events if e.get("event") == "result"]
         if [e.get("index") for e in results] != list(range(start, start + len(results))):
             return Attempt("crashed", "its report to the grader was garbled")
@@ -101,9 +101,15 @@ def run_all(copy_root, package_parent, limits, total, output_path):
     return result
 
 
-def import_failure(result, event):
+def flood(limits):
+    return f"printed or wrote more than {limits.output_bytes >> 10} KB"
+
+
+def import_failure(result, event, limits):
     if event.get("out_of_memory"):
         return Attempt("out of memory", "while importing", confined=result.confined)
+    if event.get("flooded"):
+        return Attempt("crashed", flood(limits) + ", while importing", confined=result.confined)
     kind, message = str(event.get("raised")), str(event.get("message", ""))
     if kind == "SystemExit":
         return Attempt("crashed", f"called sys.exit({message}) while importing",
@@ -148,6 +154,8 @@ def judge(check, expected, outcome, limits):
     if outcome.get("out_of_memory"):
         return (check.stage, WRONG, f"✘ {title}: out of memory (more than {limits.memory_mb} MB)"
                 f" — hint: {check.hint}", "out of memory")
+    if outcome.get("flooded"):
+        return check.stage, WRONG, f"✘ {title}: crashed ({flood(limits)})", "crashed"
     try:
         status, line = run_check(Replay(check, expected, outcome), package=None)
     except (ValueError, KeyError, TypeError):

@@ -12,7 +12,7 @@ import html
 import json
 from pathlib import Path
 
-from teachgrad.course.check import WRONG
+from teachgrad.course.check import CORRECT, WRONG
 
 NAMES = ("grades.csv", "grades.json", "report.html")
 
@@ -46,7 +46,7 @@ def write_details(out, data):
 
 def stage_cell(student, stage, size):
     results = [r for r in student["results"] if r[0] == stage]
-    passed = sum(r[1] == "correct" for r in results)
+    passed = sum(r[1] == CORRECT for r in results)
     troubles = sorted({r[3] for r in results if r[3]})
     return f"{passed}/{size}" + "".join(f" ({t})" for t in troubles)
 
@@ -59,7 +59,7 @@ def render(data):
     rows, sections = [], []
     for student in data["students"]:
         cells = [stage_cell(student, stage, size) for stage, size in stages.items()]
-        passed = sum(r[1] == "correct" for r in student["results"])
+        passed = sum(r[1] == CORRECT for r in student["results"])
         cells = [student["student"], *cells, f"{passed}/{sum(stages.values())}",
                  student["status"] + (f": {student['detail']}" if student["detail"] else "")]
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")

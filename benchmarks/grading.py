@@ -1,0 +1,87 @@
+"""``python -m benchmarks.grading [--copies 30] [--baseline-runs 5]``: the grader's speed.
+
+Issue 31's target: grading 30 copies of the reference (``python -m teachgrad.course.grade``,
+each in its sandboxed process, over a pool of the machine's cores) takes at most about twice
+the time of 30 sequential ``check.build("10")`` runs divided by the number of cores. The
+sequential time is measured on ``--baseline-runs`` runs in this process and scaled to the
+number of copies. The result goes to its own section at the end of ``benchmarks/results.md``.
+"""
+import argparse
+import contextlib
+import datetime
+import importlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from teachgrad.course import build
+from teachgrad.course.grade import grading
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "solutions" / "yourgrad"
+RESULTS = Path(__file__).with_name("results.md")
+SECTION = "## Grading a class (issue 31)"
+TARGET = 2.0
+
+
+def seconds_per_build(runs):
+    """Mean seconds of check.build("10") on the reference, in this process, output discarded."""
+    sys.path.insert(0, str(REFERENCE.parent))
+    yourgrad = importlib.import_module("yourgrad")
+    started = time.perf_counter()
+    for _ in range(runs):
+        with contextlib.redirect_stdout(io.StringIO()):
+            build.run("10", yourgrad)
+    return (time.perf_counter() - started) / runs
+
+
+def seconds_to_grade(copies, jobs):
+    """Wall seconds of grading `copies` copies of the reference; and their statuses."""
+    with tempfile.TemporaryDirectory() as folder:
+        for number in range(copies):
+            shutil.copytree(REFERENCE, Path(folder) / f"student_{number:02d}" / "yourgrad",
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        started = time.perf_counter()
+        graded = grading.grade_class(folder, jobs=jobs)
+        return time.perf_counter() - started, {g.status for g in graded}
+
+
+def record(text):
+    """Put `text` in results.md as its own last section, replacing an earlier one."""
+    old = RESULTS.read_text() if RESULTS.exists() else ""
+    kept = old.split(SECTION)[0].rstrip()
+    RESULTS.write_text((kept + "\n\n" if kept else "") + text)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.grading", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--copies", type=int, default=30)
+    parser.add_argument("--baseline-runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    cores = os.cpu_count() or 1
+    per_build = seconds_per_build(args.baseline_runs)
+    graded_in, statuses = seconds_to_grade(args.copies, cores)
+    budget = args.copies * per_build / cores
+    ratio = graded_in / budget
+    text = (f"{SECTION}\n\nCommand: `python -m benchmarks.grading --copies {args.copies} "
+            f"--baseline-runs {args.baseline_runs}` ({datetime.date.today()}), {cores} cores.\n\n"
+            "| Case | grader | sequential check.build / cores | ratio | target | met |\n"
+            "|---|---|---|---|---|---|\n"
+            f"| {args.copies} copies of the reference | {graded_in:.1f} s | "
+            f"{args.copies} × {per_build:.2f} s / {cores} = {budget:.1f} s | {ratio:.2f}× | "
+            f"≤ {TARGET:.1f}× | {'yes' if ratio <= TARGET else 'no'} |\n\n"
+            f"Statuses of the copies: {', '.join(sorted(statuses))}. The grader's time includes "
+            "teachgrad's side of every check (computed once, while the first children run), "
+            "one process a copy (Python, numpy and teachgrad started afresh) and the "
+            "comparisons; check.build runs teachgrad's side again for every copy.\n")
+    print(text)
+    record(text)
+
+
+if __name__ == "__main__":
+    main()
