@@ -162,6 +162,7 @@ class CompiledFunction:
             # guards did not know of: the next trace looks into them from the start.
             return result
         self.cache.append((snapshot, compiled))
+        self._changed_state = False         # (a new layer's first call may change it again)
         self.program, self.trace = compiled.program, compiled.trace
         self.guards = snapshot.source
         return result
