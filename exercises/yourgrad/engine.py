@@ -16,13 +16,25 @@ def backward(tensors, grad_tensors, retain_graph=None, create_graph=False, captu
     run_backward(roots, grads, keep_graph, create_graph, capture)
 
 def root_gradient(output, gradient):
-    """`gradient`, or ones for a one-element output, else RuntimeError "grad can be implicitly
-    created only for scalar outputs"; another shape: "Mismatch in shape: grad_output[0] ..."."""
-    raise NotImplementedError("chapter 03: return the starting gradient, or raise PyTorch's errors")
+    """Where backward starts: `gradient` if it has the output's shape, ones for a one-element
+    output given none; any other case is refused (refuse_root_gradient)."""
+    if gradient is None and output.numel() == 1:
+        return tensor.ones(*output.shape, dtype=output.dtype)
+    if gradient is not None and gradient.shape == output.shape:
+        return gradient
+    refuse_root_gradient(output, gradient)
+
+def refuse_root_gradient(output, gradient):
+    """Raise PyTorch's RuntimeError: no gradient for an output of several elements, "grad can
+    be implicitly created only for scalar outputs"; a gradient of another shape, "Mismatch in
+    shape: grad_output[0] has a shape of torch.Size([2]) and output[0] has a shape of
+    torch.Size([3])." (the two shapes as lists)."""
+    raise NotImplementedError("chapter 06: raise the error that fits: no gradient, or a wrong shape")
 
 def count_dependencies(roots):
-    """{node: number of edges pointing at it} for each node reachable from `roots` (a loop)."""
-    raise NotImplementedError("chapter 03: walk the graph with a to-do list and count incoming edges")
+    """{node: number of edges pointing at it} for each node reachable from `roots` by one
+    edge or more, with a loop and a to-do list; a root nothing points at is not a key."""
+    raise NotImplementedError("chapter 02: walk the graph with a to-do list and count incoming edges")
 
 def run_backward(roots, grads, keep_graph, create_graph, capture=None):
     """Run each node once, from `roots` with `grads`: put those in the nodes' buffers

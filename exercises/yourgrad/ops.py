@@ -1,4 +1,5 @@
-"""Chapters 01–03 — the operations, one graph node class each, and the Tensor's operators.
+"""The operations, one graph node class each, and the Tensor's operators. Forward: chapter 01;
+the backward formulas where their lecture tells them (03, 05, 06 and 09: see README.md).
 
 A node computes on numpy (`forward`), names the tensors its formula needs (`saves`) and gives
 one gradient per input (`backward`; None where none is needed) in yourgrad operations, so that
@@ -15,6 +16,8 @@ def apply(node_class, *inputs, **params):
     if node.broadcasts:
         check_broadcast(tensors[0].shape, tensors[1].shape)
     raise NotImplementedError("chapter 01: compute the result with node.forward on the numpy arrays")
+    result = np.asarray(result)             # a reduction gives a numpy number
+    output = tensor.Tensor(result.astype(result_dtype(tensors, result), copy=False))
     if node.is_view and np.shares_memory(output.array, tensors[0].array):
         output._version_counter = tensors[0]._version_counter
     if grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
@@ -29,6 +32,13 @@ def check_broadcast(shape_a, shape_b):
     tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1" (dims of the
     longer shape)."""
     raise NotImplementedError("chapter 01: compare the sizes from the right; raise PyTorch's error")
+
+def result_dtype(inputs, result):
+    """PyTorch's type promotion: the widest float among the inputs; else float32 (PyTorch's
+    default) if integers gave a float (an int tensor / 2), else the integers' dtype."""
+    floats = [t.dtype for t in inputs if t.dtype.kind == "f"]
+    return np.result_type(*floats) if floats else np.dtype(
+        tensor.float32 if result.dtype.kind == "f" else result.dtype)
 
 def as_tensor(value, like):
     """`value` itself if it is a tensor, else a 0-d tensor of `like`'s dtype (a wrapped number)."""
@@ -64,10 +74,11 @@ class MulBackward0(Op):
         raise NotImplementedError("chapter 03: the gradient of a * b for each input that needs one")
 
 class DivBackward0(Op):
+    """a / b: its backward uses yourgrad operations only, so create_graph can differentiate it."""
     forward, broadcasts = staticmethod(np.true_divide), True
     saves = {"self": (0, 1), "other": (1, None)}
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: the gradient of a / b for each input that needs one")
+        raise NotImplementedError("chapter 06: the gradient of a / b for each input that needs one")
 
 class PowBackward0(Op):
     """x ** exponent, the exponent a number (params["exponent"])."""
@@ -77,9 +88,9 @@ class PowBackward0(Op):
         raise NotImplementedError("chapter 03: the gradient of x ** exponent")
 
 class NegBackward0(Op):
+    """-x. Written for you, as the pattern: one gradient per input, in yourgrad operations."""
     forward = staticmethod(np.negative)
-    def backward(self, grad):
-        raise NotImplementedError("chapter 03: the gradient of -x")
+    def backward(self, grad): return (-grad,)
 
 class RsubBackward1(NegBackward0):
     """number - x, as PyTorch records `2 - x`: the number is a parameter, not an input."""
@@ -94,23 +105,23 @@ class ZeroBackward0(Op):
 class ExpBackward0(Op):
     forward, saves = staticmethod(np.exp), {"result": ("out", None)}
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: the gradient of exp(x), from the saved result")
+        raise NotImplementedError("chapter 05: the gradient of exp(x), from the saved result")
 
 class LogBackward0(Op):
     forward, saves = staticmethod(np.log), {"self": (0, None)}
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: the gradient of log(x)")
+        raise NotImplementedError("chapter 05: the gradient of log(x)")
 
 class TanhBackward0(Op):
     forward, saves = staticmethod(np.tanh), {"result": ("out", None)}
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: the gradient of tanh(x), from the saved result")
+        raise NotImplementedError("chapter 06: the gradient of tanh(x), from the saved result")
 
 class SigmoidBackward0(Op):
     saves = {"result": ("out", None)}
     def forward(self, a): return 1 / (1 + np.exp(-a))
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: the gradient of sigmoid(x), from the saved result")
+        raise NotImplementedError("chapter 06: the gradient of sigmoid(x), from the saved result")
 
 class ReciprocalBackward0(Op):
     """1 / x; PyTorch records `2 / x` as x.reciprocal() * 2."""
@@ -122,7 +133,7 @@ class ReluBackward0(Op):
     saves = {"result": ("out", None)}
     def forward(self, a): return np.maximum(a, 0)
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: the gradient of relu(x): 1 where the result is positive")
+        raise NotImplementedError("chapter 05: the gradient of relu(x): 1 where the result is positive")
 
 # ---------------------------------------------------------------- reductions
 class SumBackward1(Op):
@@ -170,26 +181,26 @@ def matmul(a, b):
 class MmBackward0(Op):
     forward, saves = staticmethod(np.matmul), {"self": (0, 1), "mat2": (1, 0)}
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: the gradients of a matrix product A @ B")
+        raise NotImplementedError("chapter 09: the gradients of a matrix product A @ B")
 
 class MvBackward0(Op):
     forward, saves = staticmethod(np.matmul), {"self": (0, 1), "vec": (1, 0)}
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: the gradients of a matrix-vector product A @ v")
+        raise NotImplementedError("chapter 09: the gradients of a matrix-vector product A @ v")
 
 # ---------------------------------------------------------------- shapes and views
 class ViewBackward0(Op):
     is_view = True
     def forward(self, a): return a.reshape(self.params["shape"])
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: give the gradient the input's shape back")
+        raise NotImplementedError("chapter 05: give the gradient the input's shape back")
 
 class TransposeBackward0(Op):
     """x.transpose(dim0, dim1)."""
     is_view = True
     def forward(self, a): return a.swapaxes(self.params["dim0"], self.params["dim1"])
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: swap the same two dims back")
+        raise NotImplementedError("chapter 05: swap the same two dims back")
 
 class TBackward0(TransposeBackward0):
     """x.t() of a matrix: dim0=0, dim1=1."""
@@ -215,7 +226,7 @@ class SliceBackward0(Op):
     is_view = True
     def forward(self, a): return a[self.params["key"] + (Ellipsis,)]
     def backward(self, grad):
-        raise NotImplementedError("chapter 03: CopySlices the gradient into zeros of the input's shape")
+        raise NotImplementedError("chapter 05: CopySlices the gradient into zeros of the input's shape")
 
 class SelectBackward0(SliceBackward0):
     """x[i]: a key that ends with an int."""
@@ -228,7 +239,10 @@ class CopySlices(Op):
         return out
 
     def backward(self, grad):
-        raise NotImplementedError("chapter 05: x keeps the gradient outside the slots, value gets the slots")
+        """x keeps the gradient outside the slots (zeros put in them), value gets the slots."""
+        key, zero = self.params["key"], tensor.zeros(dtype=grad.dtype)
+        return (apply(CopySlices, grad, zero, key=key) if self.needs_input_grad[0] else None,
+                index(grad, key) if self.needs_input_grad[1] else None)
 
 # ---------------------------------------------------------------- the Tensor's methods
 def method(node_class, **params):

@@ -10,9 +10,10 @@ class Tensor:
     """An n-dimensional array of numbers that can remember how it was computed."""
     def __init__(self, data, dtype=None, requires_grad=False):
         """Keep `data` (a number, nested lists, or an array: not copied) in self.array with
-        PyTorch's dtype rule: Python floats give float32, ints int64, an array keeps its dtype,
-        `dtype=` wins. Requiring grad if not floating point: PyTorch's RuntimeError "Only
-        Tensors of floating point and complex dtype can require gradients"."""
+        PyTorch's dtype rule: Python floats give float32, ints int64, a numpy array or number
+        (np.float64(2.0), what a reduction returns) keeps its dtype, `dtype=` wins. Requiring
+        grad if not floating point: PyTorch's RuntimeError "Only Tensors of floating point and
+        complex dtype can require gradients"."""
         raise NotImplementedError("chapter 01: store the array in self.array with PyTorch's dtype rule")
         self._requires_grad = bool(requires_grad)
         self.grad_fn, self._grad = None, None               # its node (02), its gradient (03)
@@ -37,9 +38,18 @@ class Tensor:
     def numpy(self): return self.array
 
     def __repr__(self):
-        """PyTorch's text: tensor([1., 2.]) with 4 decimals unless all are whole, then the
-        flags it adds: a dtype other than float32/int64, grad_fn=<Name>, requires_grad=True."""
-        raise NotImplementedError("chapter 01: print as PyTorch: tensor([2., 4.], grad_fn=<MulBackward0>)")
+        """PyTorch's text, written for you: tensor([1., 2.]) with 4 decimals unless all are
+        whole, then the flags it adds: a dtype other than float32/int64, grad_fn=<Name>,
+        requires_grad=True."""
+        whole = self.dtype.kind != "f" or bool((self.array == self.array.round()).all())
+        body = np.array2string(self.array, separator=", ", prefix="tensor(", precision=4,
+                               floatmode="maxprec_equal" if whole else "fixed")
+        extras = [] if self.dtype in (float32, int64) else [f"dtype=torch.{self.dtype}"]
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body] + extras) + ")"
 
     # ------------------------------------------------ operations (the rest: ops.attach_methods)
     def __pow__(self, exponent): return ops.apply(ops.PowBackward0, self, exponent=exponent)

@@ -1,4 +1,6 @@
 """Chapter 05 — versions: in-place changes, and the saved tensors that notice them."""
+import re
+
 from . import grad_mode, ops, tensor
 
 SECOND_BACKWARD_ERROR = (
@@ -17,13 +19,15 @@ class SavedTensor:
     def __init__(self, t, is_output):
         self.version, self.counter, self.is_output = t._version, t._version_counter, is_output
         self.tensor, self.array = None if is_output else t, t.array
-        self.made_by = None if t.grad_fn is None else t.grad_fn.name()
+        self.made_by = t.grad_fn.name() if is_output else None   # an input's: when described
         self.freed = False
 
     def describe(self):
-        """PyTorch's words for the tensor: [torch.FloatTensor [3]], which is output 0 of ..."""
+        """PyTorch's words for the tensor: "[torch.FloatTensor [3]], which is output 0 of Mul,"
+        (the node that saved its output; for an input, its grad_fn now, less "Backward0")."""
         kind = {"float32": "Float", "float64": "Double"}.get(str(self.array.dtype), "Long")
-        made_by = "" if self.made_by is None else f", which is output 0 of {self.made_by},"
+        node = self.made_by or (self.tensor.grad_fn and self.tensor.grad_fn.name())
+        made_by = f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', node)}," if node else ""
         return f"[torch.{kind}Tensor {list(self.array.shape)}]{made_by}"
 
     def release(self):
@@ -56,4 +60,4 @@ def in_place(t, node_class, *values, **params):
 
 def data_alias(t):
     """t.data: a new tensor over the same array, with a version counter of its own."""
-    raise NotImplementedError("chapter 05: a new Tensor over the same array, with a fresh counter")
+    raise NotImplementedError("chapter 07: a new Tensor over the same array, with a fresh counter")

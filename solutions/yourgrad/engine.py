@@ -16,23 +16,31 @@ def backward(tensors, grad_tensors, retain_graph=None, create_graph=False, captu
     run_backward(roots, grads, keep_graph, create_graph, capture)
 
 def root_gradient(output, gradient):
-    """`gradient`, or ones for a one-element output, else RuntimeError "grad can be implicitly
-    created only for scalar outputs"; another shape: "Mismatch in shape: grad_output[0] ..."."""
-    ### BEGIN SOLUTION chapter 03: return the starting gradient, or raise PyTorch's errors
-    if gradient is None:
-        if output.numel() != 1:
-            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    """Where backward starts: `gradient` if it has the output's shape, ones for a one-element
+    output given none; any other case is refused (refuse_root_gradient)."""
+    if gradient is None and output.numel() == 1:
         return tensor.ones(*output.shape, dtype=output.dtype)
-    if gradient.shape != output.shape:
-        raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
-                           f"torch.Size({list(gradient.shape)}) and output[0] has a shape of "
-                           f"torch.Size({list(output.shape)}).")
-    return gradient
+    if gradient is not None and gradient.shape == output.shape:
+        return gradient
+    refuse_root_gradient(output, gradient)
+
+def refuse_root_gradient(output, gradient):
+    """Raise PyTorch's RuntimeError: no gradient for an output of several elements, "grad can
+    be implicitly created only for scalar outputs"; a gradient of another shape, "Mismatch in
+    shape: grad_output[0] has a shape of torch.Size([2]) and output[0] has a shape of
+    torch.Size([3])." (the two shapes as lists)."""
+    ### BEGIN SOLUTION chapter 06: raise the error that fits: no gradient, or a wrong shape
+    if gradient is None:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
+                       f"torch.Size({list(gradient.shape)}) and output[0] has a shape of "
+                       f"torch.Size({list(output.shape)}).")
     ### END SOLUTION
 
 def count_dependencies(roots):
-    """{node: number of edges pointing at it} for each node reachable from `roots` (a loop)."""
-    ### BEGIN SOLUTION chapter 03: walk the graph with a to-do list and count incoming edges
+    """{node: number of edges pointing at it} for each node reachable from `roots` by one
+    edge or more, with a loop and a to-do list; a root nothing points at is not a key."""
+    ### BEGIN SOLUTION chapter 02: walk the graph with a to-do list and count incoming edges
     counts, seen, todo = {}, set(roots), list(roots)
     while todo:
         node = todo.pop()

@@ -49,10 +49,13 @@ class AccumulateGrad(Node):
         """Run the leaf's hooks on `grad` (chapter 04), then accumulate it."""
         if self.variable._hooks:
             grad = leaves.run_hooks(self.variable._hooks, grad)
-        ### BEGIN SOLUTION chapter 03: store grad in variable.grad, or add it to the one there
         leaf = self.variable
-        leaf._grad = grad if leaf._grad is None else leaf._grad + grad
-        ### END SOLUTION
+        if leaf._grad is None:
+            leaf._grad = grad
+        else:
+            ### BEGIN SOLUTION chapter 04: add grad to the gradient already in variable.grad
+            leaf._grad = leaf._grad + grad
+            ### END SOLUTION
         return ()
 
 def gradient_edge(tensor):

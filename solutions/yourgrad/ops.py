@@ -1,4 +1,5 @@
-"""Chapters 01–03 — the operations, one graph node class each, and the Tensor's operators.
+"""The operations, one graph node class each, and the Tensor's operators. Forward: chapter 01;
+the backward formulas where their lecture tells them (03, 05, 06 and 09: see README.md).
 
 A node computes on numpy (`forward`), names the tensors its formula needs (`saves`) and gives
 one gradient per input (`backward`; None where none is needed) in yourgrad operations, so that
@@ -15,8 +16,10 @@ def apply(node_class, *inputs, **params):
     if node.broadcasts:
         check_broadcast(tensors[0].shape, tensors[1].shape)
     ### BEGIN SOLUTION chapter 01: compute the result with node.forward on the numpy arrays
-    output = tensor.Tensor(node.forward(*(t.array for t in tensors)))
+    result = node.forward(*(t.array for t in tensors))
     ### END SOLUTION
+    result = np.asarray(result)             # a reduction gives a numpy number
+    output = tensor.Tensor(result.astype(result_dtype(tensors, result), copy=False))
     if node.is_view and np.shares_memory(output.array, tensors[0].array):
         output._version_counter = tensors[0]._version_counter
     if grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
@@ -38,6 +41,13 @@ def check_broadcast(shape_a, shape_b):
             raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b "
                                f"({b}) at non-singleton dimension {ndim - i}")
     ### END SOLUTION
+
+def result_dtype(inputs, result):
+    """PyTorch's type promotion: the widest float among the inputs; else float32 (PyTorch's
+    default) if integers gave a float (an int tensor / 2), else the integers' dtype."""
+    floats = [t.dtype for t in inputs if t.dtype.kind == "f"]
+    return np.result_type(*floats) if floats else np.dtype(
+        tensor.float32 if result.dtype.kind == "f" else result.dtype)
 
 def as_tensor(value, like):
     """`value` itself if it is a tensor, else a 0-d tensor of `like`'s dtype (a wrapped number)."""
@@ -80,10 +90,11 @@ class MulBackward0(Op):
         ### END SOLUTION
 
 class DivBackward0(Op):
+    """a / b: its backward uses yourgrad operations only, so create_graph can differentiate it."""
     forward, broadcasts = staticmethod(np.true_divide), True
     saves = {"self": (0, 1), "other": (1, None)}
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: the gradient of a / b for each input that needs one
+        ### BEGIN SOLUTION chapter 06: the gradient of a / b for each input that needs one
         other = self._saved_other
         return (grad / other if self.needs_input_grad[0] else None,
                 -grad * self._saved_self / (other * other) if self.needs_input_grad[1] else None)
@@ -100,11 +111,9 @@ class PowBackward0(Op):
         ### END SOLUTION
 
 class NegBackward0(Op):
+    """-x. Written for you, as the pattern: one gradient per input, in yourgrad operations."""
     forward = staticmethod(np.negative)
-    def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: the gradient of -x
-        return (-grad,)
-        ### END SOLUTION
+    def backward(self, grad): return (-grad,)
 
 class RsubBackward1(NegBackward0):
     """number - x, as PyTorch records `2 - x`: the number is a parameter, not an input."""
@@ -119,21 +128,21 @@ class ZeroBackward0(Op):
 class ExpBackward0(Op):
     forward, saves = staticmethod(np.exp), {"result": ("out", None)}
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: the gradient of exp(x), from the saved result
+        ### BEGIN SOLUTION chapter 05: the gradient of exp(x), from the saved result
         return (grad * self._saved_result,)
         ### END SOLUTION
 
 class LogBackward0(Op):
     forward, saves = staticmethod(np.log), {"self": (0, None)}
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: the gradient of log(x)
+        ### BEGIN SOLUTION chapter 05: the gradient of log(x)
         return (grad / self._saved_self,)
         ### END SOLUTION
 
 class TanhBackward0(Op):
     forward, saves = staticmethod(np.tanh), {"result": ("out", None)}
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: the gradient of tanh(x), from the saved result
+        ### BEGIN SOLUTION chapter 06: the gradient of tanh(x), from the saved result
         result = self._saved_result
         return (grad * (1 - result * result),)
         ### END SOLUTION
@@ -142,7 +151,7 @@ class SigmoidBackward0(Op):
     saves = {"result": ("out", None)}
     def forward(self, a): return 1 / (1 + np.exp(-a))
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: the gradient of sigmoid(x), from the saved result
+        ### BEGIN SOLUTION chapter 06: the gradient of sigmoid(x), from the saved result
         result = self._saved_result
         return (grad * result * (1 - result),)
         ### END SOLUTION
@@ -157,7 +166,7 @@ class ReluBackward0(Op):
     saves = {"result": ("out", None)}
     def forward(self, a): return np.maximum(a, 0)
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: the gradient of relu(x): 1 where the result is positive
+        ### BEGIN SOLUTION chapter 05: the gradient of relu(x): 1 where the result is positive
         positive = self._saved_result.array > 0
         return (grad * tensor.Tensor(positive.astype(grad.dtype)),)
         ### END SOLUTION
@@ -213,7 +222,7 @@ def matmul(a, b):
 class MmBackward0(Op):
     forward, saves = staticmethod(np.matmul), {"self": (0, 1), "mat2": (1, 0)}
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: the gradients of a matrix product A @ B
+        ### BEGIN SOLUTION chapter 09: the gradients of a matrix product A @ B
         return (grad @ self._saved_mat2.t() if self.needs_input_grad[0] else None,
                 self._saved_self.t() @ grad if self.needs_input_grad[1] else None)
         ### END SOLUTION
@@ -221,7 +230,7 @@ class MmBackward0(Op):
 class MvBackward0(Op):
     forward, saves = staticmethod(np.matmul), {"self": (0, 1), "vec": (1, 0)}
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: the gradients of a matrix-vector product A @ v
+        ### BEGIN SOLUTION chapter 09: the gradients of a matrix-vector product A @ v
         column = grad.reshape(grad.shape[0], 1)
         return (column @ self._saved_vec.reshape(1, -1) if self.needs_input_grad[0] else None,
                 self._saved_self.t() @ grad if self.needs_input_grad[1] else None)
@@ -232,7 +241,7 @@ class ViewBackward0(Op):
     is_view = True
     def forward(self, a): return a.reshape(self.params["shape"])
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: give the gradient the input's shape back
+        ### BEGIN SOLUTION chapter 05: give the gradient the input's shape back
         return (grad.reshape(self.input_shapes[0]),)
         ### END SOLUTION
 
@@ -241,7 +250,7 @@ class TransposeBackward0(Op):
     is_view = True
     def forward(self, a): return a.swapaxes(self.params["dim0"], self.params["dim1"])
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: swap the same two dims back
+        ### BEGIN SOLUTION chapter 05: swap the same two dims back
         return (grad.transpose(self.params["dim0"], self.params["dim1"]),)
         ### END SOLUTION
 
@@ -269,7 +278,7 @@ class SliceBackward0(Op):
     is_view = True
     def forward(self, a): return a[self.params["key"] + (Ellipsis,)]
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 03: CopySlices the gradient into zeros of the input's shape
+        ### BEGIN SOLUTION chapter 05: CopySlices the gradient into zeros of the input's shape
         zeros = tensor.zeros(*self.input_shapes[0], dtype=grad.dtype)
         return (apply(CopySlices, zeros, grad, key=self.params["key"]),)
         ### END SOLUTION
@@ -285,12 +294,10 @@ class CopySlices(Op):
         return out
 
     def backward(self, grad):
-        ### BEGIN SOLUTION chapter 05: x keeps the gradient outside the slots, value gets the slots
-        key = self.params["key"]
-        zero = tensor.zeros(dtype=grad.dtype)
+        """x keeps the gradient outside the slots (zeros put in them), value gets the slots."""
+        key, zero = self.params["key"], tensor.zeros(dtype=grad.dtype)
         return (apply(CopySlices, grad, zero, key=key) if self.needs_input_grad[0] else None,
                 index(grad, key) if self.needs_input_grad[1] else None)
-        ### END SOLUTION
 
 # ---------------------------------------------------------------- the Tensor's methods
 def method(node_class, **params):

@@ -1,8 +1,9 @@
 """Run one build check on teachgrad and on the student's package, and compare what both saw.
 
 A check's scenario is a function of the module (``torch``) returning a dict ``{label: seen}``;
-`seen` is a tensor (compared by shape, dtype and values), a :class:`Raised` (by the type of
-the error and the first words of its message), a number (within float32 tolerance) or any other
+`seen` is a tensor (compared by shape, dtype and values; a line names the first entry that
+differs), a :class:`Raised` (by the type of the error and the whole first line of its message,
+numbers included), a number (within float32 tolerance) or any other
 plain value (names, flags, versions, lists of links: by equality).
 """
 import re
@@ -12,7 +13,7 @@ import numpy as np
 
 import teachgrad
 
-WORDS_COMPARED = 8      # an error message must begin with PyTorch's first words (up to 8 of them)
+WORDS_COMPARED = 8      # how much of an unexpected error a line shows
 
 
 class Differ(Exception):
@@ -87,6 +88,22 @@ def first_words(message):
     return " ".join(head.split()[:WORDS_COMPARED])
 
 
+def first_line(message):
+    """An error's first line, whole: PyTorch's words and numbers (teachgrad may add a hint
+    on a line of its own, and says teachgrad where PyTorch says torch)."""
+    if not message.strip():
+        return ""
+    return " ".join(message.strip().splitlines()[0].replace("teachgrad", "torch").split())
+
+
+def first_difference(got_words, want_words):
+    """The number (from 1) of the first word where two messages part."""
+    for i, (got, want) in enumerate(zip(got_words, want_words), 1):
+        if got != want:
+            return i
+    return min(len(got_words), len(want_words)) + 1
+
+
 def as_numpy(t):
     array = getattr(t, "array", None)           # yourgrad keeps it there; teachgrad:
     return np.asarray(array if array is not None else t.detach().numpy())
@@ -122,8 +139,14 @@ def compare_arrays(label, got, want, check):
         raise Differ(f"{label}: shape {shape_text(got.shape)} differs from teachgrad's")
     if got.dtype != want.dtype:
         raise Differ(f"{label}: dtype {got.dtype} differs from teachgrad's")
-    if not np.allclose(got, want, check.rtol, check.atol, equal_nan=True):
-        raise Differ(f"{label}: value differs")
+    wrong = ~np.isclose(got, want, check.rtol, check.atol, equal_nan=True)
+    if wrong.any():
+        where = "" if not got.ndim else \
+            f" at entry {tuple(int(i) for i in np.argwhere(wrong)[0])}"
+        others = int(wrong.sum()) - 1
+        raise Differ(f"{label}: value differs{where}"
+                     + (f" (and {others} more entr{'y' if others == 1 else 'ies'})"
+                        if others else ""))
 
 
 def compare_errors(label, got, want):
@@ -134,8 +157,12 @@ def compare_errors(label, got, want):
         raise Differ(f"{label}: missing error (PyTorch raises {want.kind})")
     elif got.kind != want.kind:
         raise Differ(f"{label}: raised {got.kind} where PyTorch raises {want.kind}")
-    elif not got.message.strip().startswith(first_words(want.message)):
-        raise Differ(f"{label}: wrong first words in the {want.kind} message")
+    elif first_line(got.message) != first_line(want.message):
+        word = first_difference(first_line(got.message).split(),
+                                first_line(want.message).split())
+        raise Differ(f"{label}: wrong first words in the {want.kind} message" if word == 1
+                     else f"{label}: the {want.kind} message differs from PyTorch's from word "
+                          f"{word} on")
 
 
 def run_check(check, package):

@@ -43,9 +43,10 @@ def shapes_and_products(torch):
             "m[0]": m[0], "m[1, 1:]": m[1, 1:], "m[:, 2]": m[:, 2], "m[1][0]": m[1][0]}
 
 
-@check("PyTorch's dtype rule: float32 by default, int64 for ints, dtype= wins",
+@check("PyTorch's dtype rule and type promotion, float64 reductions included",
        "Python floats give float32 (PyTorch's default dtype), Python ints int64; a numpy array "
-       "keeps its dtype")
+       "— and a numpy number, which is what numpy's sum of everything returns — keeps its "
+       "dtype")
 def dtypes(torch):
     f = torch.tensor([1.0, 2.0])
     i = torch.tensor([1, 2])
@@ -53,6 +54,10 @@ def dtypes(torch):
     return {"f.dtype": dtype_name(f), "i.dtype": dtype_name(i), "d.dtype": dtype_name(d),
             "(f + d).dtype": dtype_name(f + d), "(d * 2).dtype": dtype_name(d * 2),
             "zeros(2).dtype": dtype_name(torch.zeros(2)),
+            "d.sum().dtype": dtype_name(d.sum()), "d.mean().dtype": dtype_name(d.mean()),
+            "d.sum(0).dtype": dtype_name(d.sum(0)), "(i / 2).dtype": dtype_name(i / 2),
+            "(i * 2.5).dtype": dtype_name(i * 2.5), "(i * 2).dtype": dtype_name(i * 2),
+            "i.exp().dtype": dtype_name(i.exp()), "(f * i).dtype": dtype_name(f * i),
             "tensor(3.5).item()": torch.tensor(3.5).item(), "f.tolist()": f.tolist()}
 
 
@@ -77,14 +82,19 @@ def sizes(torch):
 
 @check("broadcasting: (3, 1) + (4,), and the error for shapes that do not fit",
        "align shapes on the right; a dim of size 1 (or a missing one) stretches. Shapes that do "
-       "not fit raise PyTorch's RuntimeError 'The size of tensor a ...', not numpy's ValueError")
+       "not fit raise PyTorch's RuntimeError 'The size of tensor a ...', not numpy's ValueError; "
+       "its dimension counts the dims of the longer shape")
 def broadcasting(torch):
     col = torch.ones(3, 1)
     row = torch.tensor([0.0, 1.0, 2.0, 3.0])
     m = torch.zeros(2, 3)
     v = torch.tensor([10.0, 20.0])
     return {"col + row": col + row, "col * row": col * row,
-            "m + v": raised(lambda: m + v), "v * m": raised(lambda: v * m)}
+            "m + v": raised(lambda: m + v), "v * m": raised(lambda: v * m),
+            "zeros(4, 2, 3) + zeros(5, 3)":
+                raised(lambda: torch.zeros(4, 2, 3) + torch.zeros(5, 3)),
+            "zeros(5, 1) * zeros(4, 2, 3)":
+                raised(lambda: torch.zeros(5, 1) * torch.zeros(4, 2, 3))}
 
 
 @check("printing like PyTorch",

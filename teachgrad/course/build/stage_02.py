@@ -1,4 +1,10 @@
-"""Chapter 02's build checks: grad_fn, next_functions, AccumulateGrad, saved tensors."""
+"""Chapter 02's build checks: grad_fn, next_functions, AccumulateGrad, saved tensors, and the
+walk that counts each node's incoming edges."""
+import gc
+import weakref
+from collections import Counter
+
+import teachgrad
 from teachgrad.course.build.compare import checks_list, links, name
 
 CHECKS, check = checks_list("02")
@@ -81,6 +87,20 @@ def accumulate_grad(torch):
                 y1.grad_fn.next_functions[0][0] is y2.grad_fn.next_functions[0][0]}
 
 
+@check("a leaf's AccumulateGrad goes away with its graph",
+       "keep only a weak reference to the AccumulateGrad on the leaf (weakref.ref), so that the "
+       "graph that holds the node is what keeps it alive")
+def accumulator_freed(torch):
+    v = torch.tensor(1.0, requires_grad=True)
+    y1, y2 = v * 2, v * 3
+    node = y1.grad_fn.next_functions[0][0]
+    shared = node is y2.grad_fn.next_functions[0][0]
+    ref = weakref.ref(node)
+    del node, y1, y2
+    gc.collect()
+    return {"shared by both products": shared, "freed with the graph": ref() is None}
+
+
 @check("requires_grad spreads from inputs to results",
        "a result requires grad when any input does, and only then")
 def spreading(torch):
@@ -97,7 +117,8 @@ def spreading(torch):
 
 @check("node names of each operation (PyTorch's names)",
        "the node of x + w is AddBackward0, x.sum() SumBackward0, x.sum(0) SumBackward1, x[0] "
-       "SelectBackward0, x[1:] SliceBackward0 ... — the class name is the node's name()")
+       "SelectBackward0, x[1:] SliceBackward0 ... — the class name is the node's name(); a "
+       "number on the left is recorded as PyTorch records it (2 - x, 2 / x)")
 def names(torch):
     x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
     w = torch.tensor([1.0, -1.0, 0.5], requires_grad=True)
@@ -108,8 +129,13 @@ def names(torch):
                "x.sum()": x.sum(), "M.sum(0)": M.sum(0), "x.mean()": x.mean(),
                "M.mean(1)": M.mean(1), "x[1:]": x[1:], "x[0]": x[0], "x.view(3, 1)": x.view(3, 1),
                "M.reshape(9)": M.reshape(9), "M.t()": M.t(),
-               "M.transpose(0, 1)": M.transpose(0, 1)}
-    return {f"{text} node": name(out.grad_fn) for text, out in outputs.items()}
+               "M.transpose(0, 1)": M.transpose(0, 1), "2 - x": 2 - x, "x - 2": x - 2,
+               "2 / x": 2 / x, "x / 2": x / 2, "2 * x": 2 * x, "2 + x": 2 + x,
+               "x + 2": x + 2, "M.sum((0, 1))": M.sum((0, 1))}
+    seen = {f"{text} node": name(out.grad_fn) for text, out in outputs.items()}
+    seen["2 / x links"] = links((2 / x).grad_fn)
+    seen["2 - x links"] = links((2 - x).grad_fn)
+    return seen
 
 
 @check("saved tensors: _saved_self, _saved_other, _saved_result",
@@ -144,3 +170,34 @@ def recurrent(torch):
     y_long = forward(torch.tensor([0.5, -1.0, -2.0]))
     return {"y_short": y_short, "y_long": y_long, "y_short nodes": node_names(y_short),
             "y_long nodes": node_names(y_long)}
+
+
+def count_dependencies(torch, roots):
+    """The package's count_dependencies(roots), as sorted (node name, incoming edges) pairs."""
+    engine = teachgrad.autograd.engine if torch is teachgrad else torch.engine
+    counts = engine.count_dependencies(roots)
+    return sorted(Counter((name(n), c) for n, c in counts.items()).items())
+
+
+@check("count_dependencies: the incoming edges of every node, with a loop",
+       "walk from the roots with a to-do list, visit each node once, and add 1 for each edge "
+       "that points at a node (l1 is used twice, so its node waits for two gradients); a root "
+       "that nothing points at is not a key")
+def dependencies(torch):
+    from teachgrad.course.build import stage_03
+    x, weights, l4, loss = stage_03.four_weights(torch)
+    v = torch.tensor([1.0, 2.0], requires_grad=True)
+    a = v * 2
+    long_path = ((a + 1) * a) ** 2
+    short = (a + long_path).sum()
+    y = v * 3
+    z = y * y
+    deep = v.sum()
+    for _ in range(stage_03.DEEP if torch is not teachgrad else 10):
+        deep = deep * 1.0
+    counts = (teachgrad.autograd.engine if torch is teachgrad else torch.engine
+              ).count_dependencies([deep.grad_fn])
+    return {"a 100,000-deep chain: every node counted once": sorted(set(counts.values())),
+            "the four-weight graph": count_dependencies(torch, [loss.grad_fn]),
+            "an asymmetric diamond": count_dependencies(torch, [short.grad_fn]),
+            "two roots, one below the other": count_dependencies(torch, [z.grad_fn, y.grad_fn])}

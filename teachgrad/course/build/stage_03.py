@@ -1,10 +1,9 @@
-"""Chapter 03's build checks: backward, the chain rule, broadcasting, accumulation."""
-from collections import Counter
-
+"""Chapter 03's build checks: backward, the chain rule, the engine's order, broadcasting."""
 import numpy as np
 
 import teachgrad
-from teachgrad.course.build.compare import checks_list, name, raised
+from teachgrad.course.build.compare import checks_list
+from teachgrad.course.build.formulas import STAGE_03, add_formula_checks
 
 CHECKS, check = checks_list("03")
 
@@ -30,12 +29,6 @@ def four_weights(torch):
     return t["input"], (t["w1"], t["w2"], t["w3"]), t["l4"], t["loss"]
 
 
-def ramp(torch, shape):
-    """A tensor of different numbers (1.5, -0.5, 0.5, 1.5, ...) of the given shape."""
-    numbers = np.arange(int(np.prod(shape))) % 3 - 0.5
-    return torch.tensor(numbers.reshape(shape).tolist())
-
-
 def weight_grads(weights):
     return {f"w{i}.grad": w.grad for i, w in enumerate(weights, 1)}
 
@@ -47,31 +40,6 @@ def four_weight_backward(torch):
     x, weights, l4, loss = four_weights(torch)
     loss.backward()
     return {"loss": loss, **weight_grads(weights), "x.grad": x.grad}
-
-
-@check("every node's backward formula gives PyTorch's gradient",
-       "write each op's derivative with yourgrad operations; an input that needs no gradient "
-       "gets None")
-def formulas(torch):
-    x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
-    w = torch.tensor([1.0, -1.0, 0.5], requires_grad=True)
-    M = torch.tensor([[1., 2., 3.], [0., -1., 1.]], requires_grad=True)
-    N = torch.tensor([[2., 0.], [1., 1.], [0., 3.]], requires_grad=True)
-    outputs = {"x + w": x + w, "x - w": x - w, "x * w": x * w, "x / w": x / w,
-               "x ** 3": x ** 3, "-x": -x, "x.exp()": x.exp(), "x.log()": x.log(),
-               "(x - 1).tanh()": (x - 1).tanh(), "(x - 1).sigmoid()": (x - 1).sigmoid(),
-               "(x - 1).relu()": (x - 1).relu(), "M @ x": M @ x, "M @ N": M @ N,
-               "M.sum(1)": M.sum(1), "M.mean(0, keepdim=True)": M.mean(0, keepdim=True),
-               "M.t()": M.t(), "M.transpose(0, 1)": M.transpose(0, 1),
-               "M.reshape(3, 2)": M.reshape(3, 2), "M[1, 1:]": M[1, 1:], "M[:, 0]": M[:, 0]}
-    seen = {}
-    for text, out in outputs.items():
-        for t in (x, w, M, N):
-            t.grad = None
-        (out * ramp(torch, out.shape)).sum().backward()
-        for label, t in {"x": x, "w": w, "M": M, "N": N}.items():
-            seen[f"{label}.grad after ({text})"] = t.grad
-    return seen
 
 
 @check("gradients of broadcast inputs are summed back to their shape",
@@ -96,56 +64,26 @@ def vector_jacobian(torch):
     (u * u).backward(torch.tensor([1.0, 0.1, 0.01]))
     A = torch.tensor([[1., 2.], [3., 4.], [5., 6.]])
     p = torch.tensor([1.0, -1.0], requires_grad=True)
-    (A @ p).backward(torch.tensor([1.0, 0.0, 2.0]))
+    (A * p).sum(1).backward(torch.tensor([1.0, 0.0, 2.0]))
     return {**weight_grads(weights), "u.grad": u.grad, "p.grad": p.grad}
 
 
-@check("PyTorch's errors: a non-scalar output without gradient, a gradient of the wrong "
-       "shape, an output that does not require grad",
-       "backward() without gradient only works for one-element outputs; the gradient must have "
-       "the output's shape; and there must be a graph to go back through")
-def backward_errors(torch):
-    x, weights, l4, loss = four_weights(torch)
-    u = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    y = u * u
-    return {"l4.backward()": raised(lambda: l4.backward()),
-            "y.backward(a gradient of shape (2,))":
-                raised(lambda: y.backward(torch.tensor([1.0, 1.0]))),
-            "(x * 2).sum().backward() with x not requiring grad":
-                raised(lambda: (x * 2).sum().backward())}
-
-
-@check("gradients accumulate in .grad over backward calls",
-       "AccumulateGrad adds to a .grad that is already there; it stores the gradient only "
-       "when .grad is None")
-def accumulation(torch):
-    q = torch.tensor(1.5, requires_grad=True)
-    (q * q).backward()
-    (3 * q).backward()
-    w = torch.tensor(1.0, requires_grad=True)
-    seen = {"q.grad": q.grad}
-    for step in range(3):
-        ((3 * w - 6) ** 2).backward()
-        seen[f"w.grad after step {step}"] = w.grad.clone()     # teachgrad adds in place
-    x = torch.tensor([1.0, 2.0], requires_grad=True)
-    (x * 2 + x * 3).sum().backward()
-    seen["x.grad of (x * 2 + x * 3).sum()"] = x.grad
-    x, weights, l4, loss = four_weights(torch)
-    loss.backward(retain_graph=True)
-    loss.backward()
-    seen.update(weight_grads(weights))
-    return seen
-
-
-@check("dependency counts: a node runs after all its gradients have arrived",
-       "count_dependencies(roots) walks the graph once and counts, for each node, the edges "
-       "pointing at it (l1 is used twice, so its node waits for two gradients)")
-def dependencies(torch):
-    x, weights, l4, loss = four_weights(torch)
-    engine = teachgrad.autograd.engine if torch is teachgrad else torch.engine
-    counts = engine.count_dependencies([loss.grad_fn])
-    return {"(node, incoming edges)": sorted(Counter((name(n), c) for n, c in counts.items())
-                                             .items())}
+@check("a node runs once, after every gradient meant for it has arrived",
+       "run a node only when its dependency count (count_dependencies) has come down to 0: an "
+       "asymmetric diamond (one short path, one long) and a leaf reached along two paths")
+def diamond(torch):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    w = torch.tensor(1.5, requires_grad=True)
+    a = x * w
+    long_path = ((a * 2 + 1) * a - 3) ** 2
+    (a + long_path).sum().backward()
+    v = torch.tensor([1.0, 2.0], requires_grad=True)
+    (v * 2 + v * 3 - v ** 2).sum().backward()
+    u = torch.tensor(2.0, requires_grad=True)
+    b = u * 3
+    (b * b + b).backward()
+    return {"x.grad": x.grad, "w.grad": w.grad, "v.grad (used three times)": v.grad,
+            "u.grad": u.grad}
 
 
 @check("a 100,000-deep chain runs backward",
@@ -174,3 +112,6 @@ def double_until_one(torch):
             y.backward()
         seen[f"x.grad from x = {start}"] = x.grad
     return seen
+
+
+add_formula_checks(check, STAGE_03)

@@ -1,7 +1,4 @@
 """Chapter 04's build checks: leaves, .grad, retain_grad, hooks, requires_grad, detach."""
-import gc
-import weakref
-
 from teachgrad.course.build.compare import checks_list, name, raised, warned
 from teachgrad.course.build.stage_03 import four_weights, lecture_graph as make_example
 
@@ -12,6 +9,28 @@ def grads(tensors, *names):
     """The gradients as they are now (teachgrad adds later gradients in place)."""
     return {f"{n}.grad": None if tensors[n].grad is None else tensors[n].grad.clone()
             for n in names}
+
+
+@check("gradients accumulate in .grad over backward calls",
+       "AccumulateGrad adds to a .grad that is already there; it stores the gradient only "
+       "when .grad is None")
+def accumulation(torch):
+    q = torch.tensor(1.5, requires_grad=True)
+    (q * q).backward()
+    (3 * q).backward()
+    w = torch.tensor(1.0, requires_grad=True)
+    seen = {"q.grad": q.grad}
+    for step in range(3):
+        ((3 * w - 6) ** 2).backward()
+        seen[f"w.grad after step {step}"] = w.grad.clone()     # teachgrad adds in place
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2 + x * 3).sum().backward()
+    seen["x.grad of (x * 2 + x * 3).sum()"] = x.grad
+    x, weights, l4, loss = four_weights(torch)
+    loss.backward(retain_graph=True)
+    loss.backward()
+    seen.update({f"w{i}.grad": w.grad for i, w in enumerate(weights, 1)})
+    return seen
 
 
 @check("only leaves keep .grad; reading a non-leaf's warns as PyTorch does",
@@ -55,6 +74,23 @@ def hooks_observe(torch):
     return {"hook calls (tensor, gradient)": log,
             "error: a hook on a tensor without grad":
                 raised(lambda: t["input"].register_hook(print))}
+
+
+@check("several hooks on one tensor run in the order they were registered",
+       "keep a tensor's hooks in a list and call them in turn, each on what the previous one "
+       "returned; a leaf's hooks run before the gradient is accumulated, a non-leaf's before "
+       "the retained .grad is filled")
+def hook_order(torch):
+    log = []
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = w * 3
+    h.retain_grad()
+    h.register_hook(lambda grad: log.append(("h first", grad.tolist())) or grad + 1)
+    h.register_hook(lambda grad: log.append(("h second", grad.tolist())) or grad * 10)
+    w.register_hook(lambda grad: log.append(("w first", grad.tolist())) or grad * -1)
+    w.register_hook(lambda grad: log.append(("w second", grad.tolist())))
+    (h * h).sum().backward()
+    return {"calls (hook, gradient it saw)": log, "h.grad": h.grad, "w.grad": w.grad}
 
 
 @check("a hook that returns a tensor replaces the gradient; handle.remove() takes it out",
@@ -110,23 +146,11 @@ def detaching(torch):
     cut = t["l1"].detach()
     start = t["l1"].detach().requires_grad_()
     (start * 3).sum().backward()
+    t["l2"].detach().numpy()[0, 0] = 10.0
     return {"cut": cut, "cut.requires_grad": cut.requires_grad, "cut.is_leaf": cut.is_leaf,
             "cut.grad_fn": name(cut.grad_fn), "start.is_leaf": start.is_leaf,
-            "start.grad": start.grad, "w1.grad": t["w1"].grad}
-
-
-@check("a leaf's AccumulateGrad goes away with its graph",
-       "keep only a weak reference to the AccumulateGrad on the leaf (weakref.ref), so that the "
-       "graph that holds the node is what keeps it alive")
-def accumulator_freed(torch):
-    v = torch.tensor(1.0, requires_grad=True)
-    y1, y2 = v * 2, v * 3
-    node = y1.grad_fn.next_functions[0][0]
-    shared = node is y2.grad_fn.next_functions[0][0]
-    ref = weakref.ref(node)
-    del node, y1, y2
-    gc.collect()
-    return {"shared by both products": shared, "freed with the graph": ref() is None}
+            "start.grad": start.grad, "w1.grad": t["w1"].grad,
+            "l2 after writing 10 through l2.detach()": t["l2"]}
 
 
 @check("four-weight graph: backward twice with retain_graph adds up in .grad",

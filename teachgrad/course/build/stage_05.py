@@ -1,5 +1,6 @@
 """Chapter 05's build checks: version counters, in-place operations, the in-place error."""
 from teachgrad.course.build.compare import checks_list, links, name, raised
+from teachgrad.course.build.formulas import STAGE_05, add_formula_checks
 
 CHECKS, check = checks_list("05")
 
@@ -30,22 +31,26 @@ def in_place(torch):
     t -= 1
     seen.update({**same, "a after zero_": a, "t": t, "u": u, "t is still alias": t is alias,
                  **versions(t=t, u=u)})
+    x, w = lecture_inputs(torch)
+    h = x * 1
+    h.mul_(w)
+    h.sum().backward()
+    seen.update({"x.grad after h.mul_(w)": x.grad, "w.grad after h.mul_(w)": w.grad})
     return seen
 
 
-@check("views share their base's version counter; .data and clone() do not",
+@check("views share their base's version counter; clone() does not",
        "a slice, view/reshape, t(), transpose and detach() use the SAME counter object as the "
-       "tensor they come from; .data and clone() get their own")
+       "tensor they come from; clone() gets its own")
 def shared_counters(torch):
     m = torch.zeros(2, 3)
     row, mt, flat, swapped, cut = m[0], m.t(), m.view(6), m.transpose(0, 1), m.detach()
     row.mul_(10)
     row.add_(1)
     seen = {"m": m, **versions(m=m, row=row, mt=mt, flat=flat, swapped=swapped, cut=cut)}
-    raw, copy = m.data, m.clone()
-    raw.add_(1)
+    copy = m.clone()
     copy.add_(100)
-    seen.update({"m after raw.add_(1)": m, "copy": copy, **versions(m_=m, raw=raw, copy=copy)})
+    seen.update({"m after copy.add_(100)": m, "copy": copy, **versions(m_=m, copy=copy)})
     return seen
 
 
@@ -78,8 +83,8 @@ def what_is_saved(torch):
     a.add_(100)
     seen["(a * w).sum().backward() after a.add_(100)"] = raised(m.sum().backward)
     x, _ = lecture_inputs(torch)
-    y = (x * 1).tanh()
-    seen["tanh then its result changed"] = raised((y.add_(1)).sum().backward)
+    y = (x * 1).relu()
+    seen["relu then its result changed"] = raised((y.add_(1)).sum().backward)
     return seen
 
 
@@ -111,18 +116,14 @@ def copy_slices(torch):
     return seen
 
 
-@check("detach() shares the counter (the change is caught), .data does not (it is not)",
-       "detach() keeps the version counter of its tensor; .data has a fresh one, which is why "
-       "a change through .data gives a silently wrong gradient")
-def detach_against_data(torch):
+@check("detach() shares the counter: a change through it is caught",
+       "detach() keeps the version counter of its tensor, so the saved result's check sees "
+       "the change")
+def detach_is_caught(torch):
     x = torch.tensor([-2.0, 0.0, 3.0], requires_grad=True)
-    y = x.sigmoid()
+    y = x.exp()
     y.detach().zero_()
-    seen = {"y": y, **versions(y=y), "y.sum().backward()": raised(y.sum().backward)}
-    x = torch.tensor([-2.0, 0.0, 3.0], requires_grad=True)
-    y = x.sigmoid()
-    y.data.zero_()
-    y.sum().backward()
-    seen.update({"y after y.data.zero_()": y, "y._version after .data": y._version,
-                 "x.grad (silently wrong)": x.grad})
-    return seen
+    return {"y": y, **versions(y=y), "y.sum().backward()": raised(y.sum().backward)}
+
+
+add_formula_checks(check, STAGE_05)

@@ -1,7 +1,10 @@
-"""Chapter 06's build checks: freed saved tensors, retain_graph, create_graph, grad()."""
+"""Chapter 06's build checks: the starting gradient, freed saved tensors, retain_graph,
+create_graph, grad(), and the formulas that are differentiated again."""
 import weakref
 
 from teachgrad.course.build.compare import checks_list, raised
+from teachgrad.course.build.formulas import STAGE_06, add_formula_checks
+from teachgrad.course.build.stage_03 import four_weights
 
 CHECKS, check = checks_list("06")
 
@@ -122,3 +125,26 @@ def gradient_penalty(torch):
     return {"without flags": raised(penalised_weight_grad),
             "with retain_graph=True": penalised_weight_grad(retain_graph=True),
             "with create_graph=True": penalised_weight_grad(create_graph=True)}
+
+
+@check("PyTorch's errors about the starting gradient, shapes in the message included",
+       "backward() without gradient only works for one-element outputs; a gradient given must "
+       "have the output's shape, and the message names both shapes; and there must be a graph "
+       "to go back through")
+def backward_errors(torch):
+    x, weights, l4, loss = four_weights(torch)
+    u = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = u * u
+    m = torch.ones(2, 3, requires_grad=True) * 2
+    return {"l4.backward()": raised(lambda: l4.backward()),
+            "y.backward(a gradient of shape (2,))":
+                raised(lambda: y.backward(torch.tensor([1.0, 1.0]))),
+            "m.backward(a gradient of shape (3, 2))":
+                raised(lambda: m.backward(torch.ones(3, 2))),
+            "grad(y, u, grad_outputs of shape (1,))":
+                raised(lambda: torch.autograd.grad(y, u, torch.ones(1))),
+            "(x * 2).sum().backward() with x not requiring grad":
+                raised(lambda: (x * 2).sum().backward())}
+
+
+add_formula_checks(check, STAGE_06)

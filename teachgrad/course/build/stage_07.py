@@ -1,4 +1,5 @@
-"""Chapter 07's build checks: no_grad, enable_grad, set_grad_enabled; backward records nothing."""
+"""Chapter 07's build checks: no_grad, enable_grad, set_grad_enabled (also after an error);
+backward records nothing; .data against detach()."""
 from teachgrad.course.build.compare import checks_list, name, raised
 
 CHECKS, check = checks_list("07")
@@ -30,7 +31,7 @@ def no_grad_block(torch):
 
 @check("no_grad and enable_grad as decorators, with and without parentheses",
        "calling the switch on a function returns a wrapper that runs it inside a fresh copy "
-       "of the switch")
+       "of the switch — so the mode comes back even when the function raises")
 def decorators(torch):
     w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
@@ -46,10 +47,25 @@ def decorators(torch):
     def recorded(x):
         return (x * w).sum()
 
+    @torch.no_grad()
+    def failing(x):
+        raise ValueError("a decorated function that fails")
+
     with torch.no_grad():
         inside = recorded(torch.ones(3))
-    return {**flags(out=predict(torch.ones(3)), bare=predict_bare(torch.ones(3)), inside=inside),
+    seen = {**flags(out=predict(torch.ones(3)), bare=predict_bare(torch.ones(3)), inside=inside),
             "mode after the calls": torch.is_grad_enabled()}
+    try:
+        failing(w)
+    except ValueError:
+        seen["mode after a decorated function raised"] = torch.is_grad_enabled()
+    with torch.no_grad():
+        try:
+            torch.enable_grad()(failing.__wrapped__)(w)
+        except ValueError:
+            seen["inside no_grad, after an enable_grad function raised"] = \
+                torch.is_grad_enabled()
+    return seen
 
 
 @check("enable_grad inside no_grad; set_grad_enabled(flag)",
@@ -81,7 +97,7 @@ def updates(torch):
     target = torch.tensor([1.0, -1.0, 2.0])
     seen = {}
     for step in range(3):
-        loss = ((data @ w - target) ** 2).mean()
+        loss = (((data * w).sum(1) - target) ** 2).mean()
         loss.backward()
         with torch.no_grad():
             w -= 0.1 * w.grad
@@ -101,3 +117,16 @@ def backward_records_nothing(torch):
     (y * y).tanh().backward(create_graph=True)
     return {"x.grad": x.grad, "x.grad.requires_grad": x.grad.requires_grad,
             "x.grad.grad_fn": name(x.grad.grad_fn), "with create_graph": y.grad.requires_grad}
+
+
+@check(".data has a counter of its own: a change through it is not caught",
+       "t.data is a new tensor over the same array with a fresh version counter (detach() "
+       "shares it): the change reaches the numbers but not the saved result's check, so the "
+       "gradient is silently wrong")
+def data_alias(torch):
+    x = torch.tensor([-2.0, 0.0, 3.0], requires_grad=True)
+    y = x.sigmoid()
+    y.data.zero_()
+    y.sum().backward()
+    return {"y after y.data.zero_()": y, "y._version after .data": y._version,
+            "x.grad (silently wrong)": x.grad}

@@ -78,6 +78,27 @@ def functions(torch):
     return found, MyExp, MyMul, MyScale, MyCube, CubeWrong, MulForgot, SaveNumber
 
 
+def number_first(torch, found):
+    """A Function whose number comes BEFORE its tensor: apply(0.1, x)."""
+    class ScaleBy(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, factor, x):
+            ctx.factor = factor
+            return x * factor
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            found["needs, number first"] = ctx.needs_input_grad
+            return None, grad_output * ctx.factor
+    return ScaleBy
+
+
+def neighbours(x):
+    """x[1:] * x[:2]: three inputs, two outputs — a Jacobian that is not square, so a
+    transposed one cannot pass."""
+    return x[1:] * x[:2]
+
+
 @check("Function.apply records one node named after the class, which is also the ctx",
        "apply makes the node (a subclass named <Function>Backward), runs forward with recording "
        "off on it as ctx, and records it when an input requires grad")
@@ -110,9 +131,21 @@ def inputs(torch):
     v = torch.tensor([-2.0, 0.5, 3.0], requires_grad=True)
     scaled = MyScale.apply(v, 0.1)
     scaled.sum().backward()
+    ScaleBy = number_first(torch, found)
+    r = torch.tensor([1.0, -1.0], requires_grad=True)
+    by = ScaleBy.apply(0.5, r)
+    by_needs = by.grad_fn.needs_input_grad
+    by.sum().backward()
+    constant = torch.tensor([1.0, 2.0])
+    mixed = MyMul.apply(constant, weight)
+    mixed.sum().backward()
     return {"needs_input_grad": tuple(needs), "as seen in backward": tuple(found["needs"]),
             "weight.grad": weight.grad, "MyMul links": links(prod.grad_fn),
-            "MyScale links": links(scaled.grad_fn), "v.grad": v.grad}
+            "MyScale links": links(scaled.grad_fn), "v.grad": v.grad,
+            "apply(0.5, r): needs_input_grad": tuple(by_needs),
+            "apply(0.5, r): as seen in backward": tuple(found["needs, number first"]),
+            "apply(0.5, r): links": links(by.grad_fn), "r.grad": r.grad,
+            "MyMul(constant, weight): as seen in backward": tuple(found["needs"])}
 
 
 @check("PyTorch's errors: saving a number, a wrong number of gradients, a saved tensor "
@@ -146,12 +179,16 @@ def twice(torch):
 
 @check("gradcheck: True for a right backward, PyTorch's GradcheckError for a wrong one",
        "compare the Jacobian from backward (one grad() call per output element) with central "
-       "differences (eps=1e-6) using rtol=1e-3, atol=1e-5")
+       "differences (eps=1e-6) using rtol=1e-3, atol=1e-5; numerical row k is input entry k, "
+       "analytical column j is output entry j: both give a (inputs, outputs) Jacobian")
 def gradchecks(torch):
     found, MyExp, MyMul, MyScale, MyCube, CubeWrong, *_ = functions(torch)
     xd = torch.tensor([0.5, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
     wd = torch.tensor([1.0, -1.0, 0.5], dtype=torch.float64, requires_grad=True)
     return {"MyCube": torch.autograd.gradcheck(MyCube.apply, (xd,)),
+            "x[1:] * x[:2] (3 inputs, 2 outputs)": torch.autograd.gradcheck(neighbours, (xd,)),
+            "CubeWrong's error, whole first line":
+                raised(lambda: torch.autograd.gradcheck(CubeWrong.apply, (wd,))),
             "MyMul": torch.autograd.gradcheck(MyMul.apply, (xd, wd)),
             "CubeWrong": raised(lambda: torch.autograd.gradcheck(CubeWrong.apply, (xd,))),
             "CubeWrong, raise_exception=False":

@@ -7,10 +7,13 @@ import numpy as np
 import teachgrad
 from teachgrad import datasets
 from teachgrad.course.build.compare import as_numpy, checks_list
+from teachgrad.course.build.formulas import STAGE_09, add_formula_checks
 from teachgrad.utils.data import DataLoader, TensorDataset
 
 CHECKS, check = checks_list("09")
 EPOCHS, LOSSES_COMPARED = 40, 20
+
+add_formula_checks(check, STAGE_09)
 
 
 @functools.cache

@@ -108,3 +108,53 @@ def network(torch):
         return model(x).sum()
     out, (grad,) = replay(torch, score, score, torch.tensor(X[:4]), torch.tensor(X[4:12]))
     return {"output": out, "gradient for the inputs": grad}
+
+
+@check("constants are frozen at trace time",
+       "record a copy of an outside tensor's array when it first appears: changing the tensor "
+       "after tracing must not change the program")
+def constants_frozen(torch):
+    scale = torch.tensor([2.0, -1.0])
+
+    def scaled(x):
+        return (x * scale).sum()
+    example, x = torch.tensor([1.0, 1.0]), torch.tensor([3.0, 4.0])
+    if torch is teachgrad:
+        frozen_scale = scale.clone()
+        out, (grad,) = replay(torch, scaled, lambda t: (t * frozen_scale).sum(), example, x)
+    else:
+        program = torch.trace(scaled, example)
+        scale.array[...] = [100.0, 100.0]
+        out, (grad,) = program(x)
+    return {"replayed output": out, "replayed gradient": grad}
+
+
+@check("broadcasting inside a traced program",
+       "the replay's backward sums each gradient back to its value's shape (engine.sum_to), as "
+       "the engine does")
+def broadcast(torch):
+    bias = torch.tensor([[1.0], [-2.0]])
+
+    def shifted(x):
+        return ((x + bias) * x).sum()
+    out, (grad,) = replay(torch, shifted, shifted, torch.tensor([1.0, 2.0, 3.0]),
+                          torch.tensor([0.5, -1.0, 2.0]))
+    return {"output": out, "gradient": grad}
+
+
+@check("after a function that raises while traced, nothing is recorded any more",
+       "reset the tracer's recording to None in a `finally:`, so that an error during tracing "
+       "does not leave later operations being recorded")
+def reset_after_error(torch):
+    def failing(x):
+        x * 2
+        raise ValueError("the traced function fails")
+    try:
+        if torch is not teachgrad:
+            torch.trace(failing, torch.tensor([1.0]))
+        else:
+            failing(torch.tensor([1.0]))
+    except ValueError:
+        pass
+    recording = None if torch is teachgrad else torch.tracer.recording
+    return {"recording after the error": recording is None}
