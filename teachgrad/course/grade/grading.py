@@ -17,9 +17,14 @@ from teachgrad.course import build
 from teachgrad.course.build import snapshot
 from teachgrad.course.build.compare import run_check
 from teachgrad.course.check import CORRECT, NOT_ATTEMPTED, WRONG
-from teachgrad.course.grade import sandbox, submissions
+from teachgrad.course.grade import child, sandbox, submissions
 
-TROUBLES = ("timed out", "out of memory", "crashed")
+WHOLE_PACKAGE = {       # the one line of a package that never reached its first check
+    "no package": "✘ no yourgrad package found: {detail}",
+    "does not import": "✘ your package does not import: {detail} — hint: fix that line first; "
+                       "every check needs the package",
+    "trouble": "✘ your package {failure} ({detail}) — hint: importing it must only define "
+               "things; every check needs the package"}
 
 
 @dataclass
@@ -58,7 +63,11 @@ def expected_observations(checks):
                  for label, value in check.scenario(teachgrad).items()} for check in checks]
 
 
-def attempt(path, limits, total):
+class ChecksChanged(RuntimeError):
+    """The checks a child loaded are not the grader's (teachgrad was edited during the run)."""
+
+
+def attempt(path, limits, checks_digest, total):
     """Copy one submission to a temporary folder and run its checks there: an :class:`Attempt`."""
     with tempfile.TemporaryDirectory(prefix="teachgrad-grade-",
                                      ignore_cleanup_errors=True) as workdir:
@@ -68,17 +77,20 @@ def attempt(path, limits, total):
             package_parent = submissions.unpack(path, copy_root)
         except submissions.NoPackage as reason:
             return Attempt("no package", str(reason))
-        return run_all(copy_root, package_parent, limits, total,
+        return run_all(copy_root, package_parent, limits, checks_digest, total,
                        os.path.join(workdir, "output.txt"))
 
 
-def run_all(copy_root, package_parent, limits, total, output_path):
+def run_all(copy_root, package_parent, limits, checks_digest, total, output_path):
     """Children until every check has a result; one that dies costs the check it was running."""
     result, start, ending = Attempt(), 0, None
     for _ in range(sandbox.RESTARTS + 1):
         run = sandbox.run_child(copy_root, package_parent, start, limits, output_path)
         events = {e.get("event") for e in run.events}
-        result.confined &= any(e.get("confined") for e in run.events if e.get("event") == "ready")
+        ready = [e for e in run.events if e.get("event") == "ready"]
+        if ready and ready[0].get("checks") != checks_digest:
+            raise ChecksChanged("the checks changed while grading: run the grader again")
+        result.confined &= any(e.get("confined") for e in ready)
         failed = [e for e in run.events if e.get("event") == "import_failed"]
         if failed:
             return import_failure(result, failed[0], limits)
@@ -166,8 +178,8 @@ def judge(check, expected, outcome, limits):
 def grade(student, attempt_made, checks, expected, limits):
     """The :class:`Graded` of one student from the children's reports."""
     if attempt_made.failure and not attempt_made.outcomes:
-        line = (f"✘ your package {attempt_made.failure}: {attempt_made.detail} — hint: fix that "
-                "first; every check needs the package")
+        line = WHOLE_PACKAGE.get(attempt_made.failure, WHOLE_PACKAGE["trouble"]).format(
+            failure=attempt_made.failure, detail=attempt_made.detail)
         return Graded(student, attempt_made.failure, attempt_made.detail,
                       [(c.stage, WRONG, line, attempt_made.failure) for c in checks[:1]] +
                       [(c.stage, WRONG, "", attempt_made.failure) for c in checks[1:]],
@@ -197,7 +209,7 @@ def grade_class(folder, limits=None, jobs=None, shard=(1, 1), progress=None):
     students = shard_of(submissions.find(folder), shard)
     checks = all_checks()
     with concurrent.futures.ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
-        futures = {pool.submit(attempt, path, limits, len(checks)): student
+        futures = {pool.submit(attempt, path, limits, child.digest(checks), len(checks)): student
                    for student, path in students}
         expected = expected_observations(checks)
         graded = []
