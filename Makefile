@@ -20,7 +20,7 @@ ifneq ($(NBVAL_LAX_DIRS),)
 NOTEBOOK_TESTS += test-exercises
 endif
 
-.PHONY: lock setup dot chromium test test-unit test-notebooks test-notebooks-without-avx512 test-exercises test-browser lab exercises notebooks bench clean
+.PHONY: lock setup dot chromium site test test-unit test-notebooks test-notebooks-without-avx512 test-exercises test-browser lab exercises notebooks bench clean
 
 ## Set-up: a virtualenv with teachgrad (editable) and the course/test tools, plus graphviz's dot.
 setup: $(STAMP) dot
@@ -50,7 +50,7 @@ $(STAMP): $(LOCK) pyproject.toml | $(BIN)/python
 lock: | $(BIN)/python
 	$(BIN)/python -m pip install "$(UV)"
 	$(BIN)/python -m uv pip compile pyproject.toml --universal --python-version 3.11 \
-	  --extra course --extra test --upgrade -o $(LOCK)
+	  --extra course --extra test --extra site --upgrade -o $(LOCK)
 
 dot:
 	@command -v dot >/dev/null 2>&1 || { \
@@ -107,7 +107,7 @@ test-exercises:
 
 ## The course in a real browser: JupyterLab headless on 127.0.0.1, driven by headless Chromium
 ## (Debian's chromium and chromium-driver with selenium; no browser is downloaded at install).
-test-browser: setup chromium
+test-browser: setup chromium site
 	TEACHGRAD_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:cacheprovider tests/browser
 
 chromium:
@@ -126,6 +126,11 @@ chromium:
 lab: setup
 	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) --ServerApp.root_dir=. \
 	  notebooks/00_start_here.ipynb
+
+## The course as a static website in build/site/html, from the stored notebooks (nothing is
+## re-executed); the build fails on a broken internal link or anchor. Publish that folder as it is.
+site: setup
+	$(BIN)/python -m teachgrad.course.site build/site
 
 ## Instructors: regenerate exercises/ from solutions/, re-execute the notebooks.
 exercises: setup
