@@ -9,6 +9,7 @@ rebuilds only tensors, numbers, strings and the usual containers (not numpy arra
 unless allowed with ``add_safe_globals``), because unpickling anything else can run
 arbitrary code.
 """
+import _compat_pickle
 import contextlib
 import pickle
 
@@ -19,8 +20,10 @@ from teachgrad import dtypes
 # What a weights-only load may rebuild, as (module, name), besides teachgrad's dtypes
 # (``float32`` pickles as ``teachgrad.dtypes.float32``) and numpy's dtype classes.
 _SAFE_GLOBALS = {
-    ("teachgrad.tensor", "_rebuild_tensor"), ("teachgrad.tensor", "Tensor"),
+    ("teachgrad.tensor", "_rebuild_tensor"), ("teachgrad", "Tensor"),
     ("teachgrad.nn.parameter", "Parameter"),
+    # a whole module: the dicts that hold its parameters, buffers, submodules and hooks
+    ("teachgrad.nn.changes", "Registry"), ("teachgrad.nn.changes", "ModuleHooks"),
     ("collections", "OrderedDict"), ("builtins", "set"), ("builtins", "frozenset"),
     ("builtins", "slice"), ("builtins", "complex"), ("_codecs", "encode"),
     ("numpy", "ndarray"), ("numpy", "dtype"),
@@ -81,6 +84,9 @@ def _refuse(module, name):
 
 class _WeightsOnlyUnpickler(pickle.Unpickler):
     def find_class(self, module, name):
+        # protocol 2 writes Python 2's names (__builtin__.set); Python 3's, as pickle reads them
+        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         if _is_safe(module, name) or (module, name) in _user_safe_globals:
             return super().find_class(module, name)
         _refuse(module, name)

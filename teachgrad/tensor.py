@@ -73,7 +73,21 @@ NON_LEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
+_scalar_warning_given = False
+
+
+def _warn_scalar_conversion():
+    """PyTorch warns once a process, the first time ``float(x)`` meets a tensor that
+    requires grad: the number carries no graph, so nothing flows back through it."""
+    global _scalar_warning_given
+    _scalar_warning_given = True
+    warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                  "unexpected behavior.\nConsider using tensor.detach() first.", UserWarning,
+                  stacklevel=3)
+
+
 class Tensor:
+    __module__ = "teachgrad"  # type(x) prints <class 'teachgrad.Tensor'>, as torch's torch.Tensor
     # Every tensor sets the four fields in __slots__; the rest are rare, so they
     # default to these class attributes and only a tensor that needs one stores it.
     __slots__ = ("_data", "_version_counter", "_grad_fn", "_requires_grad",
@@ -319,6 +333,8 @@ class Tensor:
     def __float__(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad and not _scalar_warning_given:
+            _warn_scalar_conversion()
         return float(self.item())
 
     def __int__(self):

@@ -82,8 +82,13 @@ def _stacklevel_of_caller():
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
-    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple."""
+         only_inputs=True, allow_unused=None, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple.
+    (``only_inputs``, as old programs such as WGAN-GP's pass it, changes nothing.)"""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")

@@ -110,6 +110,9 @@ class set_grad_enabled:
         _switch(self.previous)              # used as a decorator: undo the switch
         return _decorate(function, lambda: set_grad_enabled(mode))
 
+    def __repr__(self):
+        return f"teachgrad.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
 
 class _GradModeBlock:
     """Base of no_grad and enable_grad: a context manager that is also a decorator,

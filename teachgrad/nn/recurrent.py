@@ -277,6 +277,10 @@ class RNNBase(Module):
     def _flat_weights(self):
         return [getattr(self, name) for name in self._flat_weights_names]
 
+    def flatten_parameters(self):
+        """On a GPU, PyTorch packs the weights into one block for cuDNN; on the CPU it does
+        nothing, and nor does teachgrad (programs call it after ``model.to(device)``)."""
+
     def _directions(self):
         return 2 if self.bidirectional else 1
 

@@ -507,12 +507,27 @@ def _index_array(part):
     return array if array.size else array.astype(np.int64)
 
 
+def _refuse_on_zero_dim(input, key):
+    """PyTorch's words for ``x[0]`` or ``x[0:1]`` (one int or slice, not in a tuple) on a
+    0-dim tensor: old tutorials' ``loss.data[0]`` meets the first."""
+    if input.ndim != 0:
+        return
+    if isinstance(key, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if isinstance(key, numbers.Integral) and not isinstance(key, bool):
+        if key != 0:
+            raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+
+
 def index(input, key):
     """``input[key]``: views for basic indices, a copy for advanced ones.
 
     With both kinds, the basic ones are applied first (as views), then the
     advanced ones on what is left, as PyTorch does.
     """
+    _refuse_on_zero_dim(input, key)
     parts = tuple(_as_basic(p) for p in (key if isinstance(key, tuple) else (key,)))
     if any(_is_advanced(p) for p in parts):
         if all(_is_advanced(p) or p == slice(None) for p in parts):
@@ -591,6 +606,7 @@ def setitem(target, key, value):
     if isinstance(value, numbers.Number):
         value = _number_for(target, value)
     value = as_tensor_like(value, target)
+    _refuse_on_zero_dim(target, key)
     parts = tuple(_as_basic(p) for p in (key if isinstance(key, tuple) else (key,)))
     if any(_is_advanced(p) for p in parts):
         if not all(_is_advanced(p) or p == slice(None) for p in parts):
