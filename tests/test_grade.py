@@ -308,6 +308,13 @@ def test_a_snapshot_keeps_no_lies_and_no_borrowed_tensors():
         through(Broken()).shape
 
 
+def test_a_package_that_sleeps_is_stopped_by_the_wall_clock(tmp_path):
+    package(tmp_path, STUBS, "import time\ntime.sleep(600)\n")
+    run = sandbox.run_child(str(tmp_path), str(tmp_path), 0, sandbox.Limits(wall_seconds=3),
+                            str(tmp_path / "output.txt"))
+    assert run.ending == ("timed out", "still running after 3 s")
+
+
 def test_a_zip_may_not_leave_its_folder(tmp_path):
     zipped(tmp_path / "sly.zip", {"../escaped.py": "x = 1\n", "yourgrad/__init__.py": ""})
     with pytest.raises(submissions.NoPackage, match="outside"):
