@@ -66,8 +66,10 @@ class Sequential(Module):
         return x
 
 def cross_entropy(logits, target):
-    """Mean over rows of -log softmax(logits)[i, target[i]]: log softmax(z) = z - log(sum(exp(z)))
-    for z less its row's maximum (no overflow); the targets picked with a one-hot product."""
+    """Mean over rows of -log softmax(logits)[i, target[i]], the targets picked with a one-hot
+    product. log softmax(z)_j = z_j - log(sum_k exp(z_k)) overflows for z = 1000; with m the
+    row's maximum, z_j - m - log(sum_k exp(z_k - m)) is the same number (the m's cancel) and
+    every exp is at most 1: subtract m (a constant, no gradient) first."""
     raise NotImplementedError("chapter 09: a stable log-softmax, then the mean of the target entries")
 
 class CrossEntropyLoss(Module):

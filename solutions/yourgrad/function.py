@@ -40,8 +40,10 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        """Run forward with recording off on a new node, the ctx; record it (graph.record, over
-        the tensor arguments) if grad mode is on and one requires grad, keeping needs_input_grad."""
+        """1. cls.forward(ctx, *args) with recording off (no_grad): the Function is ONE node,
+        its inside is not recorded. 2. If grad mode is on and a tensor argument requires grad:
+        graph.record(ctx, the tensor arguments only, output) — which sets needs_input_grad to
+        one flag per tensor: put back the flags computed above, one per argument (numbers too)."""
         ctx = cls.node_class()
         ctx.is_tensor = [isinstance(a, tensor.Tensor) for a in args]
         ctx.needs_input_grad = tuple(isinstance(a, tensor.Tensor) and a.requires_grad
