@@ -368,6 +368,20 @@ def test_python_state_changed_between_calls_is_seen(case, monkeypatch):
     assert step.fallback_reason is None
 
 
+def test_an_attribute_of_the_users_module_is_guarded(tmp_path, monkeypatch):
+    (tmp_path / "settings_for_compile.py").write_text("scale = 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import settings_for_compile
+
+    def step(x):
+        return x * settings_for_compile.scale
+
+    def call(scale):
+        monkeypatch.setattr(settings_for_compile, "scale", scale)
+        return (teachgrad.ones(2),)
+    assert_replays_or_warns(step, [functools.partial(call, s) for s in (2.0, 2.0, 5.0, 5.0)])
+
+
 def test_the_default_gelu_compiles():
     gelu = nn.GELU()
     step = assert_replays_or_warns(lambda x: gelu(x), [lambda: (teachgrad.linspace(-2, 2, 5),),

@@ -33,6 +33,7 @@ import numpy as np
 
 from teachgrad import dtypes
 from teachgrad.autograd import anomaly, grad_mode, graph
+from teachgrad.compile.tracer import is_user_file
 from teachgrad.nn.changes import ModuleHooks, Registry, changes
 from teachgrad.nn.module import Module
 from teachgrad.optim.optimizer import Optimizer
@@ -109,7 +110,8 @@ class Snapshot:
     def _walk_code(self, code_read):
         try:
             for code, (namespace, free_values) in code_read.items():
-                self._walk_namespace(code, namespace)
+                self._walk_namespace(code, namespace, dict(zip(code.co_freevars,
+                                                               free_values)))
                 if code.co_freevars:
                     for function in _functions_of(code, free_values):
                         self._walk_function(function)
@@ -203,10 +205,13 @@ class Snapshot:
             self.cells.append((name, cell))
             self.roots.append((name, value))
             self._walk(value)
-        self._walk_namespace(code, fn.__globals__)
+        self._walk_namespace(code, fn.__globals__, dict(zip(code.co_freevars, map(
+            _contents, fn.__closure__ or ()))))
 
-    def _walk_namespace(self, code, namespace):
-        """The globals ``code`` names (a module among them is not looked into)."""
+    def _walk_namespace(self, code, namespace, free=None):
+        """The globals ``code`` names (a module among them is not looked into, but the
+        attributes ``code`` reads of the user's own modules are; ``free``: the values of
+        its closure variables, to find those modules there too)."""
         if ("code", id(code), id(namespace)) in self._seen:
             return
         self._seen.add(("code", id(code), id(namespace)))
@@ -216,6 +221,11 @@ class Snapshot:
         for name in names:
             self.roots.append((name, namespace[name]))
             self._walk(namespace[name])
+        for module, attributes in _user_module_attributes(code, {**namespace, **(free or {})}):
+            self.namespaces.append((vars(module), attributes))
+            for name in attributes:
+                self.roots.append((f"{module.__name__}.{name}", vars(module)[name]))
+                self._walk(vars(module)[name])
 
     # ---- on every call: the checks, written out as Python -------------------------
     def _write_checks(self):
@@ -483,6 +493,26 @@ def _global_names(code):
         if isinstance(constant, types.CodeType):
             names += _global_names(constant)
     return list(dict.fromkeys(names))
+
+
+def _user_module_attributes(code, namespace):
+    """``[(module, [attribute names])]``: the attributes ``code`` reads of the user's own
+    modules (``config.lr``, where ``config`` is a global naming a module of the user's)."""
+    found = {}
+    instructions = list(dis.get_instructions(code))
+    for first, second in zip(instructions, instructions[1:]):
+        module = (namespace.get(first.argval) if first.opname in ("LOAD_GLOBAL", "LOAD_DEREF")
+                  else None)
+        if (isinstance(module, types.ModuleType) and second.opname in ("LOAD_ATTR",
+                                                                       "LOAD_METHOD")
+                and is_user_file(getattr(module, "__file__", None) or "<built-in>")
+                and second.argval in vars(module)):
+            found.setdefault(module, []).append(second.argval)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            for module, names in _user_module_attributes(constant, namespace):
+                found.setdefault(module, []).extend(names)
+    return [(module, list(dict.fromkeys(names))) for module, names in found.items()]
 
 
 def _same(entries, snapshot):

@@ -141,13 +141,18 @@ def _escape(array, what, read, *args):
 
 # ---- where the user's code is -----------------------------------------------------------
 _NOT_USER = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
-                  for m in (np, teachgrad_package)) + (sysconfig.get_paths()["stdlib"] + os.sep,
-                                                        "<frozen", "<teachgrad")
+                  for m in (np, teachgrad_package)) + tuple(
+    sysconfig.get_paths()[key] + os.sep for key in ("stdlib", "purelib", "platlib")) + (
+    "<frozen", "<teachgrad")
+
+
+def is_user_file(filename):
+    """Is it the user's (neither teachgrad's, numpy's nor Python's own library)?"""
+    return not filename.startswith(_NOT_USER) and filename != "<built-in>"
 
 
 def is_user_code(code):
-    """Is ``code`` the user's (neither teachgrad's, numpy's nor Python's own library)?"""
-    return not code.co_filename.startswith(_NOT_USER)
+    return is_user_file(code.co_filename)
 
 
 def _user_line():
