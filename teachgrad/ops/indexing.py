@@ -6,6 +6,7 @@ in PyTorch: ``x[0, 1:]`` is a ``SelectBackward0`` then a ``SliceBackward0``.
 Indexing with a bool mask or an integer tensor copies (``IndexBackward0``).
 """
 import numbers
+import operator
 import sys
 
 import numpy as np
@@ -487,9 +488,14 @@ def _is_advanced(part):
 
 
 def _as_basic(part):
-    """A 0-d integer tensor indexes like the int it holds (``x[torch.tensor(1)]``)."""
+    """A 0-d integer tensor indexes like the int it holds (``x[torch.tensor(1)]``), in a
+    slice's bounds too (``data[i:i + 8]`` with ``i`` from ``randint``)."""
     if isinstance(part, Tensor) and part.ndim == 0 and part.dtype.category == 1:
         return int(part.item())
+    if isinstance(part, slice) and any(isinstance(bound, Tensor)
+                                       for bound in (part.start, part.stop, part.step)):
+        return slice(*(None if bound is None else operator.index(bound)
+                       for bound in (part.start, part.stop, part.step)))
     return part
 
 
