@@ -216,3 +216,21 @@ def test_a_fresh_tensor_may_be_written_in_place():
             return (buffer * buffer).sum()
         return t.func.grad(fills_a_buffer)(t.tensor([1.0, 2.0, 3.0]))
     assert assert_same(program)[0] == "ok"
+
+
+def test_results_stay_in_the_graph_of_what_the_function_captured():
+    """A parameter the function captured keeps the result in the caller's graph, as in
+    PyTorch; under no_grad, or with nothing from outside, the result is detached."""
+    def program(t):
+        w = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x = t.tensor([0.5, -1.0, 2.0])
+        g = t.func.grad(lambda x: (x * w).sum() ** 2)(x)
+        g.sum().backward()
+        output, tangent = t.func.jvp(lambda x: (x * w).sin(), (x,), (t.ones(3),))
+        with t.no_grad():
+            quiet = t.func.grad(lambda x: (x * w).sum() ** 2)(x)
+        alone = t.func.jacrev(lambda x: x.sin())(x)
+        return (g.grad_fn is not None, w.grad, output.requires_grad, tangent.requires_grad,
+                quiet.requires_grad, alone.requires_grad,
+                t.func.jacfwd(lambda x: x * w)(x).requires_grad)
+    assert assert_same(program)[0] == "ok"

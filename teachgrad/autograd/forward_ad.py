@@ -129,11 +129,27 @@ def set_tangent(tensor, level, tangent):
     active_levels[level].append(weakref.ref(tensor))
 
 
+def tangents_of(tensor):
+    """``{level: tangent}`` for every level at which ``tensor`` carries one."""
+    return tensor.__dict__.get("_tangents", {})
+
+
 def carry_tangents(source, target):
     """Give ``target`` the tangents ``source`` has (for a copy made outside the ops)."""
-    for level, tangent in source.__dict__.get("_tangents", {}).items():
+    for level, tangent in tangents_of(source).items():
         set_tangent(target, level, tangent)
     return target
+
+
+def scratch_leaf(tensor):
+    """Mark a leaf a rule makes for its own use (``transposed_backward``'s copies): a tangent
+    that still leads to it in the graph depends on nothing the caller has."""
+    tensor.__dict__["_scratch_leaf"] = True
+    return tensor
+
+
+def is_scratch_leaf(tensor):
+    return tensor.__dict__.get("_scratch_leaf", False)
 
 
 class rules_paused:
@@ -190,7 +206,7 @@ def propagate_inplace(cls, inputs, result, params):
     target = inputs[0]
     output = Tensor._make(result)
     propagate(cls, inputs, (output,), params)
-    for level, tangent in output.__dict__.get("_tangents", {}).items():
+    for level, tangent in tangents_of(output).items():
         if tangent.shape != target.shape:
             with rules_paused():
                 tangent = tangent.expand(target.shape).contiguous()

@@ -26,15 +26,44 @@ def input_to_differentiate(tensor):
     return forward_ad.carry_tangents(tensor, tensor.detach().requires_grad_())
 
 
-def handed_back(tree, keep_graph):
-    """The transform's results: still in the graph if an outer transform needs them, else
-    detached (keeping their tangents, for a ``jvp`` around us)."""
+def handed_back(tree, stand_ins, grad_was_enabled):
+    """The transform's results, each still in the graph if it depends on a tensor from
+    outside that requires grad (an input of an outer ``grad``, a parameter the function
+    captured) and grad mode was on; else detached, keeping its tangents for a ``jvp``
+    around us. The transform's own stand-ins do not count: they are gone after it."""
     from teachgrad.func._trees import flatten
     leaves, rebuild = flatten(tree)
-    if keep_graph:
-        return tree
-    return rebuild([forward_ad.carry_tangents(leaf, leaf.detach())
-                    if isinstance(leaf, Tensor) else leaf for leaf in leaves])
+    own = {id(s) for s in stand_ins}
+    return rebuild([_outside_part(leaf, own, grad_was_enabled) if isinstance(leaf, Tensor)
+                    else leaf for leaf in leaves])
+
+
+def _outside_part(tensor, own, grad_was_enabled):
+    """``tensor`` as it is, or detached; its tangents, by the same rule, stay on it."""
+    if grad_was_enabled and _reaches_outside(tensor, own):
+        return tensor
+    plain = tensor.detach()
+    for level, tangent in forward_ad.tangents_of(tensor).items():
+        forward_ad.set_tangent(plain, level, _outside_part(tangent, own, grad_was_enabled))
+    return plain
+
+
+def _reaches_outside(tensor, own):
+    """Does ``tensor``'s graph lead to a leaf that requires grad, other than ``own``'s?"""
+    if tensor.grad_fn is None:
+        return tensor.requires_grad and id(tensor) not in own
+    seen, waiting = set(), [tensor.grad_fn]
+    while waiting:
+        node = waiting.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        variable = getattr(node, "variable", None)
+        if variable is not None and id(variable) not in own \
+                and not forward_ad.is_scratch_leaf(variable):
+            return True
+        waiting.extend(next_node for next_node, _ in node.next_functions)
+    return False
 
 
 def captured_tensors(function):

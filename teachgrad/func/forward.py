@@ -6,7 +6,7 @@ makes its inputs dual tensors and reads the output's tangent: ``J v`` in one for
 """
 import functools
 
-from teachgrad.autograd import forward_ad
+from teachgrad.autograd import forward_ad, grad_mode
 from teachgrad.func._trees import flatten, structure, unit_vectors
 from teachgrad.func._wrapping import guarding_captured, handed_back
 from teachgrad.func.reverse import _chosen_arguments, _split_aux, _with_arguments, jacrev
@@ -36,12 +36,11 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         unpacked = [forward_ad.unpack_dual(out, level=level) for out in outputs]
     finally:
         forward_ad.close_level()
-    keep_graph = any(t.requires_grad for t in (*primal_leaves, *tangent_leaves))
     values = rebuild_outputs([u.primal for u in unpacked])
     speeds = rebuild_outputs([u.primal.new_zeros(u.primal.shape) if u.tangent is None
                               else u.tangent for u in unpacked])
     found = (values, speeds, aux) if has_aux else (values, speeds)
-    return handed_back(found, keep_graph)
+    return handed_back(found, (), grad_mode.is_grad_enabled())
 
 
 def _check_primals_and_tangents(primals, tangents):

@@ -32,7 +32,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     def gradient_and_value(*args, **kwargs):
         chosen = _chosen_arguments(args, argnums)
         leaves, rebuild = flatten(chosen)
-        keep_graph = any(leaf.requires_grad for leaf in leaves)
+        grad_was_enabled = grad_mode.is_grad_enabled()
         stand_ins = [input_to_differentiate(leaf) for leaf in leaves]
         with grad_mode.enable_grad(), guarding_captured(func, _requires_grad):
             output = func(*_with_arguments(args, argnums, rebuild(stand_ins)), **kwargs)
@@ -41,7 +41,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
             gradients = autograd_grad(output, stand_ins, create_graph=True, allow_unused=True)
         gradients = [g if g is not None else s.new_zeros(s.shape) for g, s in zip(gradients, stand_ins)]
         value = (output, aux) if has_aux else output
-        return handed_back((rebuild(gradients), value), keep_graph)
+        return handed_back((rebuild(gradients), value), stand_ins, grad_was_enabled)
     return gradient_and_value
 
 
@@ -49,7 +49,7 @@ def vjp(func, *primals, has_aux=False):
     """``output, vjp_fn = vjp(f, *primals)``: ``vjp_fn(v)`` gives ``v^T J`` for each primal
     (a tuple), one backward pass per call."""
     leaves, rebuild = flatten(primals)
-    keep_graph = any(leaf.requires_grad for leaf in leaves)
+    grad_was_enabled = grad_mode.is_grad_enabled()
     stand_ins = [input_to_differentiate(leaf) for leaf in leaves]
     with grad_mode.enable_grad(), guarding_captured(func, _requires_grad):
         output = func(*rebuild(stand_ins))
@@ -57,16 +57,17 @@ def vjp(func, *primals, has_aux=False):
     outputs, _ = flatten(output)
 
     def vjp_fn(cotangents):
+        grad_is_enabled = grad_mode.is_grad_enabled()
         cotangent_leaves, _ = flatten(cotangents)
         with grad_mode.enable_grad():
             gradients = autograd_grad(outputs, stand_ins, cotangent_leaves, retain_graph=True,
                                       create_graph=True, allow_unused=True)
         gradients = [g if g is not None else s.new_zeros(s.shape) for g, s in zip(gradients, stand_ins)]
-        return handed_back(rebuild(gradients), keep_graph)
+        return handed_back(rebuild(gradients), stand_ins, grad_is_enabled)
 
-    returned = handed_back(output, keep_graph)
+    returned = handed_back(output, stand_ins, grad_was_enabled)
     if has_aux:
-        return returned, vjp_fn, handed_back(aux, keep_graph)
+        return returned, vjp_fn, handed_back(aux, stand_ins, grad_was_enabled)
     return returned, vjp_fn
 
 

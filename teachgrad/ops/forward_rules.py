@@ -155,7 +155,8 @@ def transposed_backward(cls, inputs, tangents, outputs, params):
         again = cls.apply(*moving, **params)
         again = again if isinstance(again, tuple) else (again,)
         traced = [out for out in again if out.requires_grad]
-        cotangents = [out.new_zeros(out.shape).requires_grad_() for out in traced]
+        cotangents = [forward_ad.scratch_leaf(out.new_zeros(out.shape).requires_grad_())
+                      for out in traced]
         pairs = [(x, v) for x, v in zip(moving, tangents) if v is not None]
         vjps = autograd_grad(traced, [x for x, v in pairs], cotangents, create_graph=True,
                              allow_unused=True)
@@ -174,7 +175,7 @@ def _differentiable_copy(tensor):
     the graph it belongs to (if any), so that the tangent can be differentiated too."""
     if tensor.requires_grad:
         return tensor.view_as(tensor)
-    return tensor.detach().requires_grad_()
+    return forward_ad.scratch_leaf(tensor.detach().requires_grad_())
 
 
 forward_ad.register_rules(RULES, fallback=transposed_backward)
