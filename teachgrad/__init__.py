@@ -49,6 +49,11 @@ from teachgrad.ops.pointwise import (
     logit_, mul as multiply, ne as not_equal, neg as negative, nextafter, positive, rad2deg,
     rad2deg_, sgn, signbit, sinc, sinc_, sub as subtract, xlogy, xlogy_)
 from teachgrad.ops.inplace import neg_ as negative_
+from teachgrad.ops.inplace import clamp_ as clip_, clamp_max_, clamp_min_
+from teachgrad.ops.unary_inplace import (  # (the methods' function forms: torch.cos_(x)...)
+    acos_, acos_ as arccos_, asin_, asin_ as arcsin_, atan_, atan_ as arctan_, ceil_, cos_,
+    cosh_, erf_, expm1_, floor_, log_, log10_, log1p_, log2_, nan_to_num_, reciprocal_, round_,
+    rsqrt_, sin_, sinh_, sqrt_, square_, tan_, trunc_, trunc_ as fix_)
 from teachgrad.ops.reduction import (aminmax, cummax, cummin, logcumsumexp, std_mean,
                                      var_mean)
 from teachgrad.ops.reduction import (all, amax, amin, any, argmax, argmin, argsort, cumprod,
@@ -80,8 +85,8 @@ from teachgrad.legacy import (BoolTensor, ByteTensor, DoubleTensor, FloatTensor,
 from teachgrad.printing import set_printoptions
 from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)
-from teachgrad import amp, distributed, onnx  # noqa: E402  (import-time names programs use)
 from teachgrad import func  # noqa: E402  (torch.func: grad, vmap, jacfwd... on nn too)
+from teachgrad import amp, distributed, onnx  # noqa: E402  (import-time names programs use)
 from teachgrad.nn.functional import (  # noqa: E402
     adaptive_avg_pool1d, adaptive_max_pool1d_with_indices as adaptive_max_pool1d, avg_pool1d,
     celu, celu_, conv1d, conv_transpose1d, conv_transpose2d, cosine_similarity, group_norm,
