@@ -105,6 +105,33 @@ def test_inplace_ops_carry_the_tangent():
     np.testing.assert_allclose(copy, V)
 
 
+@pytest.mark.parametrize("program", [
+    lambda t, d: _filled(t.zeros(3, 4, dtype=t.float64), lambda z: z.__setitem__(0, d[1])),
+    lambda t, d: _filled(d.clone(), lambda c: c.__setitem__(1, 5.0)),
+    lambda t, d: _filled(t.zeros(2, 3, 4, dtype=t.float64), lambda z: z[1].copy_(d)),
+    lambda t, d: _filled(d * 1, lambda c: c[1:, ::2].mul_(3)),
+])
+def test_inplace_on_views_writes_into_the_base_tangent(program):
+    """A view's tangent is a view of its base's: writing through the view changes both."""
+    same_tangents(program)
+
+
+def _filled(tensor, write):
+    write(tensor)
+    return tensor
+
+
+def test_inplace_changes_the_given_tangent_as_torch_does():
+    def program(t):
+        fw = t.autograd.forward_ad
+        with fw.dual_level():
+            given = t.ones(3)
+            dual = fw.make_dual(t.tensor([1.0, 2.0, 3.0]), given)
+            dual[1:].mul_(3)
+            return given.tolist(), fw.unpack_dual(dual).tangent.tolist()
+    assert program(teachgrad) == program(torch) == ([1.0, 3.0, 3.0], [1.0, 3.0, 3.0])
+
+
 def test_second_order_forward_over_reverse():
     """The gradient computed inside a dual level carries H v as its tangent."""
     def program(t, d):

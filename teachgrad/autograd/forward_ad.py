@@ -200,17 +200,40 @@ def propagate(cls, inputs, outputs, params, node=None):
 
 
 def propagate_inplace(cls, inputs, result, params):
-    """For ``target.op_(...)``: the target's new tangent, computed from the inputs as they
-    are before ``result`` is written into the target."""
+    """For ``target.op_(...)``: the new tangent, computed from the inputs as they are before
+    ``result`` is written into the target, is written into the target's tangent in place,
+    as PyTorch does: a view's tangent is a view of its base's, so the base's tangent (and
+    the tensor given to ``make_dual``) changes too."""
     from teachgrad.tensor import Tensor
     target = inputs[0]
     output = Tensor._make(result)
     propagate(cls, inputs, (output,), params)
     for level, tangent in tangents_of(output).items():
-        if tangent.shape != target.shape:
+        holder = _tangent_to_write(target, level)
+        if holder._data.flags.writeable:
+            holder._data[...] = tangent._data
+        else:                       # (a broadcast tangent: the target gets one of its own)
             with rules_paused():
-                tangent = tangent.expand(target.shape).contiguous()
-        set_tangent(target, level, tangent)
+                set_tangent(target, level, tangent.expand(target.shape).contiguous())
+
+
+def _tangent_to_write(target, level):
+    """The target's tangent; a tensor without one gets zeros (a view, a view of zeros given
+    to its base)."""
+    existing = tangent_of(target, level)
+    if existing is not None:
+        return existing
+    with rules_paused():
+        if target._base is None:
+            tangent = target.new_zeros(target.shape)
+        else:
+            base_tangent = tangent_of(target._base, level)
+            if base_tangent is None:
+                base_tangent = target._base.new_zeros(target._base.shape)
+                set_tangent(target._base, level, base_tangent)
+            tangent = target._view_replay(base_tangent)
+    set_tangent(target, level, tangent)
+    return tangent
 
 
 def _zero_if_missing(tensor, tangent):
