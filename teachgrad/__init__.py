@@ -50,6 +50,7 @@ from teachgrad.ops.pointwise import (
     rad2deg_, sgn, signbit, sinc, sinc_, sub as subtract, xlogy, xlogy_)
 from teachgrad.ops.inplace import neg_ as negative_
 from teachgrad.ops.inplace import clamp_ as clip_, clamp_max_, clamp_min_
+from teachgrad.ops.histogram import histc, histogram
 from teachgrad.ops.unary_inplace import (  # (the methods' function forms: torch.cos_(x)...)
     acos_, acos_ as arccos_, asin_, asin_ as arcsin_, atan_, atan_ as arctan_, ceil_, cos_,
     cosh_, erf_, expm1_, floor_, log_, log10_, log1p_, log2_, nan_to_num_, reciprocal_, round_,

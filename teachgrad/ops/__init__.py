@@ -9,7 +9,7 @@ import functools
 from teachgrad import creation, devices, dtypes, legacy
 from teachgrad.autograd import functional
 from teachgrad.ops import indexing, inplace, jacobians, linalg, pointwise, reduction, shape
-from teachgrad.ops import unary_inplace
+from teachgrad.ops import histogram, unary_inplace
 from teachgrad.ops import forward_rules  # noqa: F401  (registers the JVP rules with forward_ad)
 from teachgrad.tensor import Tensor
 
@@ -232,6 +232,7 @@ METHODS = {
     "__itruediv__": inplace.div_,
 }
 
+METHODS.update(histc=histogram.histc, histogram=histogram.histogram)
 METHODS.update(unary_inplace.FUNCTIONS)      # cos_, sqrt_, log_... (ops/unary_inplace.py)
 for _name, _function in METHODS.items():
     setattr(Tensor, _name, _function)
