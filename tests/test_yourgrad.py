@@ -183,3 +183,24 @@ def test_a_package_that_does_not_import_gets_one_line(tmp_path, capsys, monkeypa
     assert not result and len(lines) == 1
     assert lines[0].startswith("✘ your package does not import: SyntaxError") \
         and "engine.py, line 1" in lines[0], lines
+
+
+# ---------------------------------------------------------------- the stage map
+
+def test_the_stage_map_names_every_function_to_write_and_is_copied_beside_the_stubs():
+    """solutions/yourgrad/README.md has a row per stage naming each function of that stage's
+    blocks (an operation's backward by its class), no stage asks for more than 8, and
+    make_exercises copies the map into exercises/yourgrad/ unchanged."""
+    from test_yourgrad_exercises import functions_to_write
+    stage_map = (REFERENCE / "README.md").read_text()
+    rows = {line.split("|")[1].strip(): line for line in stage_map.splitlines()
+            if re.match(r"\| \d\d \|", line)}
+    assert set(rows) == set(ALL)
+    for stage, functions in functions_to_write(REFERENCE).items():
+        assert len(functions) <= 8, (stage, sorted(functions))
+        for file, function in functions:
+            shown = function.removesuffix(".backward") if file == "ops.py" else function
+            written = {f"`{shown}`", f"`{file.removesuffix('.py')}.{shown}`"}
+            assert any(name in rows[stage] for name in written), (stage, file, function)
+    copied = REFERENCE.parent.parent / "exercises" / "yourgrad" / "README.md"
+    assert copied.read_text() == stage_map
