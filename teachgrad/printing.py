@@ -94,6 +94,7 @@ def format_tensor(
     requires_grad: bool = False,
     grad_fn_name: str | None = None,
     prefix: str = "tensor(",
+    tangent_text: str | None = None,
 ) -> str:
     """The text ``repr(tensor)`` shows for a tensor holding ``data``.
 
@@ -123,6 +124,8 @@ def format_tensor(
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent_text is not None:            # a dual tensor (forward mode)
+        suffixes.append(f"tangent={tangent_text}")
     return _close_with_suffixes(prefix + body, suffixes, indent)
 
 

@@ -12,7 +12,7 @@ import weakref
 import numpy as np
 
 from teachgrad import devices, dtypes, ieee, printing
-from teachgrad.autograd import engine, grad_mode, views
+from teachgrad.autograd import engine, forward_ad, grad_mode, views
 from teachgrad.autograd.graph import AccumulateGrad, HookDict, add_hook
 
 
@@ -377,7 +377,8 @@ class Tensor:
         except RuntimeError:        # a view whose history cannot follow an in-place change
             grad_fn = "Invalid"     # (PyTorch prints the same)
         return printing.format_tensor(self._data, dtype_name=repr(self.dtype),
-                                      requires_grad=self._requires_grad, grad_fn_name=grad_fn)
+                                      requires_grad=self._requires_grad, grad_fn_name=grad_fn,
+                                      tangent_text=forward_ad.tangent_text(self))
 
     # ---- detaching ------------------------------------------------------
     def detach(self):

@@ -280,3 +280,16 @@ def test_functional_hessian_forward_over_reverse():
         return t.autograd.functional.hessian(lambda a: (a ** 3).sin().sum(), x, vectorize=True,
                                              outer_jacobian_strategy="forward-mode").tolist()
     np.testing.assert_allclose(program(teachgrad), program(torch), rtol=1e-12)
+
+
+def test_a_dual_tensor_prints_its_tangent_as_torch():
+    def program(t):
+        fw = t.autograd.forward_ad
+        with fw.dual_level():
+            x = t.tensor([1.0, 2.0], requires_grad=True)
+            dual = fw.make_dual(x, t.ones(2))
+            scalar = fw.make_dual(t.tensor(3.0, dtype=t.float64), t.tensor(1.0, dtype=t.float64))
+            texts = [repr(dual), repr(dual * 2), repr(scalar),
+                     repr(fw.make_dual(t.zeros(2, 2), t.ones(2, 2)))]
+        return [text.replace("teachgrad.", "torch.") for text in texts + [repr(dual)]]
+    assert program(teachgrad) == program(torch)

@@ -129,6 +129,14 @@ def set_tangent(tensor, level, tangent):
     active_levels[level].append(weakref.ref(tensor))
 
 
+def tangent_text(tensor):
+    """How ``repr`` shows the tangent of the innermost level (None: no tangent)."""
+    tangent = tangent_of(tensor, len(active_levels) - 1) if active_levels else None
+    if tangent is None:
+        return None
+    return str(tangent.item()) if tangent.dim() == 0 else repr(tangent)
+
+
 def tangents_of(tensor):
     """``{level: tangent}`` for every level at which ``tensor`` carries one."""
     return tensor.__dict__.get("_tangents", {})
