@@ -58,23 +58,48 @@ class EventList(list):
         total.self_cpu_time_total = self.self_cpu_time_total
         return total
 
-    def table(self, sort_by=None, row_limit=100, header=None, **ignored):
-        rows = sorted(self, key=lambda e: -getattr(e, sort_by)) if sort_by else list(self)
-        total = self.self_cpu_time_total or 1.0
-        lines = [f"{'Name':>30}  {'Self CPU %':>12}  {'Self CPU':>12}  {'CPU total':>12}  "
-                 f"{'CPU time avg':>12}  {'# of Calls':>12}"]
+    def table(self, sort_by=None, row_limit=100, max_name_column_width=55, header=None,
+              time_unit=None, **ignored):
+        """PyTorch's table of the CPU columns: right-aligned, two spaces between columns, the
+        name column as wide as the longest name plus 4 (at most ``max_name_column_width``),
+        percentages of the self CPU time total."""
+        if not self:
+            return ""
+        rows = sorted(self, key=lambda e: getattr(e, sort_by), reverse=True) if sort_by \
+            else list(self)
+        name_width = min(max(len(e.key) for e in self) + 4, max_name_column_width)
+        widths = [name_width] + [12] * 6
+        row = "".join("{:>" + str(width) + "}  " for width in widths)
+        rule = "".join("-" * width + "  " for width in widths)
+        total = self.self_cpu_time_total
+        lines = [rule, row.format("Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total",
+                                  "CPU time avg", "# of Calls"), rule]
+        if header is not None:
+            lines = ["=" * (len(rule) - 2), header] + lines
         for e in rows[:row_limit]:
-            lines.append(f"{e.name:>30}  {100 * e.self_cpu_time_total / total:>11.2f}%  "
-                         f"{_time(e.self_cpu_time_total):>12}  {_time(e.cpu_time_total):>12}  "
-                         f"{_time(e.cpu_time):>12}  {e.count:>12}")
-        rule = "-" * len(lines[0])
-        return "\n".join(([header] if header else []) + [rule, lines[0], rule] + lines[1:]
-                         + [rule, f"Self CPU time total: {_time(self.self_cpu_time_total)}",
-                            "(teachgrad times record_function blocks only)"])
+            name = e.key
+            if len(name) >= max_name_column_width - 3:
+                name = name[:max_name_column_width - 3] + "..."
+            lines.append(row.format(name, _share(e.self_cpu_time_total, total),
+                                    _time(e.self_cpu_time_total, time_unit),
+                                    _share(e.cpu_time_total, total),
+                                    _time(e.cpu_time_total, time_unit),
+                                    _time(e.cpu_time, time_unit), e.count))
+        lines += [rule, f"Self CPU time total: {_time(total, time_unit)}"]
+        return "\n".join(lines) + "\n"
 
 
-def _time(microseconds):
-    return f"{microseconds / 1000:.3f}ms" if microseconds >= 1000 else f"{microseconds:.3f}us"
+def _time(microseconds, unit=None):
+    """PyTorch's ``_format_time``: seconds, milliseconds or microseconds, 3 decimals."""
+    if unit == "s" or unit is None and microseconds >= 1e6:
+        return f"{microseconds / 1e6:.3f}s"
+    if unit == "ms" or unit is None and microseconds >= 1e3:
+        return f"{microseconds / 1e3:.3f}ms"
+    return f"{microseconds:.3f}us"
+
+
+def _share(microseconds, total):
+    return "NaN" if total == 0 else f"{microseconds * 100.0 / total:.2f}%"
 
 
 class profile:
