@@ -64,12 +64,16 @@ def main(argv=None):
     parser.add_argument("--baseline-runs", type=int, default=5)
     args = parser.parse_args(argv)
     cores = os.cpu_count() or 1
+    load_before = os.getloadavg()[0]
     per_build = seconds_per_build(args.baseline_runs)
     graded_in, statuses = seconds_to_grade(args.copies, cores)
+    load = f"{min(load_before, os.getloadavg()[0]):.1f}–{max(load_before, os.getloadavg()[0]):.1f}"
     budget = args.copies * per_build / cores
     ratio = graded_in / budget
     text = (f"{SECTION}\n\nCommand: `python -m benchmarks.grading --copies {args.copies} "
-            f"--baseline-runs {args.baseline_runs}` ({datetime.date.today()}), {cores} cores.\n\n"
+            f"--baseline-runs {args.baseline_runs}` ({datetime.date.today()}), {cores} cores, "
+            f"load average {load} (other jobs share the machine: absolute times grow with it, "
+            "the ratio is the figure).\n\n"
             "| Case | grader | sequential check.build / cores | ratio | target | met |\n"
             "|---|---|---|---|---|---|\n"
             f"| {args.copies} copies of the reference | {graded_in:.1f} s | "

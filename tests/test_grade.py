@@ -8,6 +8,7 @@ reference and the stubs exactly the lines check.build prints in-process, and the
 """
 import csv
 import ctypes
+import fcntl
 import html
 import json
 import shutil
@@ -133,23 +134,38 @@ def grade(submissions_folder, out, *options):
                           capture_output=True, text=True, timeout=900, cwd=out.parent)
 
 
-@pytest.fixture(scope="module")
-def graded_class(tmp_path_factory):
-    base = tmp_path_factory.mktemp("class")
+def grade_the_class(base):
+    """Grade the class once; what the tests read is left in base/facts.json and base/grades."""
     folder, out = base / "submissions", base / "grades"
-    out.mkdir()
+    out.mkdir(parents=True)
     expected = make_class(folder, out)
     stubs_init = (folder / "stubs" / "yourgrad" / "__init__.py").read_text()
     WRITTEN_IN_REPOSITORY.unlink(missing_ok=True)
     try:
         run = grade(folder, out)
-        written = [p for p in (WRITTEN_IN_REPOSITORY, out / WRITTEN_IN_GRADES) if p.exists()]
+        written = [str(p) for p in (WRITTEN_IN_REPOSITORY, out / WRITTEN_IN_GRADES) if p.exists()]
     finally:
         WRITTEN_IN_REPOSITORY.unlink(missing_ok=True)
-    data = json.loads((out / "grades.json").read_text())
-    return SimpleNamespace(run=run, out=out, expected=expected, written=written,
-                           stubs_unchanged=stubs_init == (folder / "stubs" / "yourgrad" /
-                                                          "__init__.py").read_text(),
+    facts = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr,
+             "expected": expected, "written": written,
+             "stubs_unchanged": stubs_init == (folder / "stubs" / "yourgrad" /
+                                               "__init__.py").read_text()}
+    (base / "facts.json").write_text(json.dumps(facts))
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory, worker_id):
+    """The class, graded once a session: pytest-xdist's workers share it under a lock."""
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent
+    base = shared / "graded_class"
+    with open(shared / "graded_class.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (base / "facts.json").exists():
+            grade_the_class(base)
+    data = json.loads((base / "grades" / "grades.json").read_text())
+    return SimpleNamespace(**json.loads((base / "facts.json").read_text()), out=base / "grades",
                            students={s["student"]: s for s in data["students"]})
 
 
@@ -170,10 +186,10 @@ def total(student):
 
 
 def test_the_run_finishes_with_a_progress_bar_and_a_summary(graded_class):
-    run = graded_class.run
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert "grading [" in run.stderr and f"{len(graded_class.expected)}/" in run.stderr
-    assert run.stdout.startswith(f"graded {len(graded_class.expected)} submissions in ")
+    count = len(graded_class.expected)
+    assert graded_class.returncode == 0, graded_class.stderr[-3000:]
+    assert "grading [" in graded_class.stderr and f"{count}/{count}" in graded_class.stderr
+    assert graded_class.stdout.startswith(f"graded {count} submissions in ")
 
 
 @pytest.mark.parametrize("student", ["reference", "stubs", "infinite_loop", "large_allocation",
