@@ -368,6 +368,7 @@ PACKAGE_FILES = {
     "minigrad/__init__.py": "from minigrad.ops import double, halve\n",
     "minigrad/ops.py": MODULE,
     "minigrad/examples.json": '{"double": [[2, 4]]}\n',
+    "minigrad/README.md": "| 04 | `ops.py` | `Halver.forward` |\n",    # a stage map, as yourgrad's
     "minigrad/nn/__init__.py": "LAYERS = []\n",
 }
 
