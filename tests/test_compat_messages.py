@@ -139,3 +139,12 @@ def test_lstm_flatten_parameters_does_nothing_on_the_cpu():
         result = lstm.flatten_parameters()
         return result, all(bool((a == b).all()) for a, b in zip(before, lstm.parameters()))
     assert run_both(program) == (None, True)
+
+
+def test_slice_bounds_may_be_zero_dim_tensors():
+    def program(t):
+        data = t.arange(10.0)
+        i = t.tensor(3)
+        return (data[i:i + 4].tolist(), data[i:t.tensor(9):t.tensor(2)].tolist(),
+                outcome(lambda: data[t.tensor(1.5):3]), outcome(lambda: data[t.tensor([1]):3]))
+    assert run_both(program)[0] == [3.0, 4.0, 5.0, 6.0]
