@@ -17,6 +17,7 @@ from types import MappingProxyType
 
 from teachgrad import dtypes
 from teachgrad.autograd import forward_ad, grad_mode
+from teachgrad.autograd.forward_ad import active_levels as forward_levels   # (one list, never rebound)
 from teachgrad.autograd.graph import Node, SavedTensor, freed_records, shared
 from teachgrad.tensor import Tensor
 
@@ -77,13 +78,13 @@ class Operation(Node):
             outputs = tuple(map(Tensor._make, result))
             if node._recording:
                 node._connect(inputs, outputs)
-            if forward_ad.active_levels:        # forward mode: push the tangents through
+            if forward_levels:        # forward mode: push the tangents through
                 forward_ad.propagate(cls, inputs, outputs, params, node)
             return outputs
         output = Tensor._make(result)
         if node._recording:
             node._connect(inputs, (output,))
-        if forward_ad.active_levels:
+        if forward_levels:
             forward_ad.propagate(cls, inputs, (output,), params, node)
         return output
 
@@ -207,7 +208,7 @@ class Operation(Node):
             # backward needs the old value of the target, which we are about to overwrite: a
             # clone, recorded (CloneBackward0), so that a second derivative reaches it too
             node._saved["self"] = SavedTensor(target.clone())
-        if forward_ad.active_levels:        # the tangent, from the inputs before the write
+        if forward_levels:        # the tangent, from the inputs before the write
             forward_ad.propagate_inplace(cls, inputs, result, params)
         views.write_inplace(target, result)
         if node._recording:
