@@ -141,10 +141,11 @@ def test_lstm_flatten_parameters_does_nothing_on_the_cpu():
     assert run_both(program) == (None, True)
 
 
-def test_slice_bounds_may_be_zero_dim_tensors():
+def test_slice_bounds_may_be_one_element_int_tensors():
     def program(t):
         data = t.arange(10.0)
         i = t.tensor(3)
         return (data[i:i + 4].tolist(), data[i:t.tensor(9):t.tensor(2)].tolist(),
-                outcome(lambda: data[t.tensor(1.5):3]), outcome(lambda: data[t.tensor([1]):3]))
+                outcome(lambda: data[t.tensor(1.5):3]), outcome(lambda: data[t.tensor([1, 2]):3]),
+                data[t.tensor([1]):3].tolist())
     assert run_both(program)[0] == [3.0, 4.0, 5.0, 6.0]
