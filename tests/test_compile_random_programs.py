@@ -27,7 +27,9 @@ import pytest
 import teachgrad
 from teachgrad import nn
 
-SAMPLE = range(40)          # the seeds CI runs
+FOUND = [3174]              # seeds the exploration found differing, each fixed since
+                            # (3174: NaNs of another sign, now counted equal: see _bits)
+SAMPLE = [*range(40), *FOUND]   # the seeds CI runs
 
 STEP_SOURCE = '''
 def scale_three_deep():
@@ -240,6 +242,10 @@ def state_bits(world, args):
 def _bits(value):
     if isinstance(value, teachgrad.Tensor):
         array = value.detach().numpy()
+        if array.dtype.kind == "f" and np.isnan(array).any():
+            # Which NaN an add keeps (its sign bit) depends on numpy's loop -- in place or
+            # not, SIMD or not -- not on the program: any NaN is the same NaN here.
+            array = np.where(np.isnan(array), np.nan, array).astype(array.dtype)
         return ("tensor", array.dtype.str, array.shape, array.strides, array.tobytes())
     if isinstance(value, (tuple, list)):
         return [_bits(item) for item in value]
@@ -285,7 +291,7 @@ def run_program(seed):
                 warnings.simplefilter("always")
                 result = call_step(world, step, args, "no_grad" in changes)
             if step is compiled_step:
-                caught += [str(w.message) for w in seen]
+                caught += [str(w.message) for w in seen if "teachgrad.compile" in str(w.message)]
             results.append((result, state_bits(world, args)))
         if results[0] != results[1]:
             differences.append((call, changes, _first_difference(*results)))

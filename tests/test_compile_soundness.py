@@ -382,6 +382,42 @@ def test_an_attribute_of_the_users_module_is_guarded(tmp_path, monkeypatch):
     assert_replays_or_warns(step, [functools.partial(call, s) for s in (2.0, 2.0, 5.0, 5.0)])
 
 
+class ScaledByClassAttribute(nn.Module):
+    scale = 2.0
+
+    def forward(self, x):
+        return x * self.scale
+
+
+def test_a_class_attribute_of_the_users_module_is_guarded(monkeypatch):
+    module = ScaledByClassAttribute()
+
+    def call(scale):
+        monkeypatch.setattr(ScaledByClassAttribute, "scale", scale)
+        return (teachgrad.ones(2),)
+    assert_replays_or_warns(lambda x: module(x),
+                            [functools.partial(call, s) for s in (2.0, 2.0, 3.0, 3.0)])
+
+
+def test_a_mutable_default_argument_is_guarded():
+    def step(x, options={"scale": 2.0}):
+        return x * options["scale"]
+    defaults = step.__defaults__[0]
+
+    def call(scale):
+        defaults["scale"] = scale
+        return (teachgrad.ones(2),)
+    assert_replays_or_warns(step, [functools.partial(call, s) for s in (2.0, 2.0, 4.0, 4.0)])
+
+
+def test_an_iterator_the_step_reads_runs_eagerly_with_a_warning():
+    batches = iter([teachgrad.full((2,), float(n)) for n in range(4)])
+    step = teachgrad.compile(lambda: next(batches) * 2)
+    with pytest.warns(UserWarning, match="iterator"):
+        values = [step().sum().item() for _ in range(4)]
+    assert values == [0.0, 4.0, 8.0, 12.0]
+
+
 def test_the_default_gelu_compiles():
     gelu = nn.GELU()
     step = assert_replays_or_warns(lambda x: gelu(x), [lambda: (teachgrad.linspace(-2, 2, 5),),

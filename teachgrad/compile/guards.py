@@ -26,6 +26,7 @@ import functools
 import gc
 import operator
 import random
+import sys
 import types
 from itertools import chain
 
@@ -48,8 +49,9 @@ NOT_LOOKED_INTO = (type, types.ModuleType, types.BuiltinFunctionType)
 GENERATORS = (random.Random, np.random.Generator, np.random.RandomState)
 
 
-class TooMuchState(Exception):
-    """The step reaches more objects than the guards can check on every call."""
+class CannotGuard(Exception):
+    """The step reaches state the guards cannot check on every call (too many objects, an
+    iterator whose position they cannot see)."""
 
 
 class Snapshot:
@@ -86,7 +88,7 @@ class Snapshot:
             for i in self.other_args:
                 self._walk(args[i])
             self._walk_function(fn)
-        except TooMuchState as problem:
+        except CannotGuard as problem:
             self.too_much = str(problem)
         self._walk_code(code_read or {})
         self.modules_filled = [d for d in self.module_dicts if d]
@@ -115,7 +117,7 @@ class Snapshot:
                 if code.co_freevars:
                     for function in _functions_of(code, free_values):
                         self._walk_function(function)
-        except TooMuchState as problem:
+        except CannotGuard as problem:
             self.too_much = str(problem)
 
     # ---- at trace time: finding what the step reaches --------------------------------
@@ -124,7 +126,7 @@ class Snapshot:
             return
         self._seen.add(id(obj))
         if len(self._seen) > BUDGET:
-            raise TooMuchState(f"the step reaches more than {BUDGET} objects, too many to "
+            raise CannotGuard(f"the step reaches more than {BUDGET} objects, too many to "
                                "guard on every call")
         if isinstance(obj, Tensor):
             self.tensors.append(obj)
@@ -162,11 +164,16 @@ class Snapshot:
             self._walk(obj.__func__)
         elif isinstance(obj, functools.partial):
             self._walk((obj.func, obj.args, obj.keywords))
+        elif hasattr(type(obj), "__next__") and not hasattr(obj, "__dict__"):
+            raise CannotGuard(f"the step reaches an iterator ({type(obj).__name__}) whose "
+                              "position the guards cannot see")
         else:
             self._walk_attributes(obj)
 
     def _walk_attributes(self, obj):
-        """An object's ``__dict__`` and ``__slots__``, whatever its depth."""
+        """An object's ``__dict__`` and ``__slots__``, whatever its depth, and its class's
+        attributes if the class is the user's."""
+        self._walk_class(type(obj))
         if hasattr(obj, "__dict__"):
             self._walk(vars(obj))
         slots = [name for cls in type(obj).__mro__
@@ -176,9 +183,23 @@ class Snapshot:
             for name in slots:
                 self._walk(getattr(obj, name, None))
 
+    def _walk_class(self, cls):
+        """The attributes and methods of the user's classes among ``cls`` and its bases
+        (a class attribute read through ``self``; the globals a method reads)."""
+        for base in cls.__mro__:
+            module = sys.modules.get(base.__module__)
+            if ("class", id(base)) in self._seen or not is_user_file(
+                    getattr(module, "__file__", None) or "<built-in>"):
+                continue
+            self._seen.add(("class", id(base)))
+            self.dicts.append(base.__dict__)
+            for item in base.__dict__.values():
+                self._walk(item)
+
     def _walk_module(self, module):
         """A module's attributes, and the registries and hook dicts among them: these
         count their changes (``nn.changes``), so they are compared only when it moved."""
+        self._walk_class(type(module))
         self.modules.append(module)
         self.module_dicts.append(vars(module))
         for value in vars(module).values():
@@ -196,6 +217,7 @@ class Snapshot:
         if code is None or ("function", id(fn)) in self._seen:
             return
         self._seen.add(("function", id(fn)))
+        self._walk((fn.__defaults__, fn.__kwdefaults__))
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
             try:
                 value = cell.cell_contents
@@ -376,7 +398,8 @@ class _Writer:
     def entries(self, container):
         name = self.constant(container)
         self.line(f"if len({name}) != {len(container)}: return False")
-        keys = container.keys() if isinstance(container, dict) else range(len(container))
+        keys = (container.keys() if isinstance(container, (dict, types.MappingProxyType))
+                else range(len(container)))
         for key in keys:
             index = repr(key) if type(key) in (int, str) else self.constant(key)
             if hasattr(container, "__missing__"):       # a defaultdict: look, do not add
