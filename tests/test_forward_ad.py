@@ -293,3 +293,23 @@ def test_a_dual_tensor_prints_its_tangent_as_torch():
                      repr(fw.make_dual(t.zeros(2, 2), t.ones(2, 2)))]
         return [text.replace("teachgrad.", "torch.") for text in texts + [repr(dual)]]
     assert program(teachgrad) == program(torch)
+
+
+def test_batch_norm_updates_its_running_statistics_once():
+    """Batch norm's tangent comes from its backward transposed, which runs the op again: the
+    running statistics must still move once, as without a dual input."""
+    def program(t, dual):
+        t.manual_seed(0)
+        layer = t.nn.BatchNorm1d(4).double()
+        x = t.tensor(X)
+        fw = t.autograd.forward_ad
+        with fw.dual_level():
+            out = layer(fw.make_dual(x, t.tensor(V)) if dual else x)
+            tangent = fw.unpack_dual(out).tangent
+        return layer.running_mean.tolist(), layer.running_var.tolist(), tangent
+    plain = program(teachgrad, dual=False)
+    with_tangent = program(teachgrad, dual=True)
+    assert with_tangent[:2] == plain[:2]
+    expected = program(torch, dual=True)
+    np.testing.assert_allclose(with_tangent[0], expected[0], rtol=1e-12)
+    np.testing.assert_allclose(with_tangent[2].tolist(), expected[2].tolist(), rtol=1e-10)

@@ -20,10 +20,13 @@ passes per op instead of one formula, but covers every op that has a differentia
 (convolutions, pooling, losses, norms...). An op PyTorch cannot differentiate gets PyTorch's
 "Trying to use forward AD with ..." error.
 """
+import contextlib
+
 from teachgrad.autograd import forward_ad, grad_mode
 from teachgrad.autograd.functional import grad as autograd_grad
 from teachgrad.ops import indexing, linalg, pointwise, reduction, shape
 from teachgrad.ops.reduction import NotDifferentiable
+from teachgrad.tensor import Tensor
 
 
 def through_same_op(cls):
@@ -152,7 +155,8 @@ def transposed_backward(cls, inputs, tangents, outputs, params):
     with grad_mode.enable_grad():
         moving = [_differentiable_copy(x) if tangent is not None else x
                   for x, tangent in zip(inputs, tangents)]
-        again = cls.apply(*moving, **params)
+        with _parameters_restored(params):
+            again = cls.apply(*moving, **params)
         again = again if isinstance(again, tuple) else (again,)
         traced = [out for out in again if out.requires_grad]
         cotangents = [forward_ad.scratch_leaf(out.new_zeros(out.shape).requires_grad_())
@@ -168,6 +172,18 @@ def transposed_backward(cls, inputs, tangents, outputs, params):
     jvps = iter([u.new_zeros(u.shape) if jvp is None else jvp
                  for jvp, u in zip(jvps, cotangents)])
     return tuple(next(jvps) if out.requires_grad else None for out in again)
+
+
+@contextlib.contextmanager
+def _parameters_restored(params):
+    """The op runs a second time: what it writes into its tensor parameters (batch norm's
+    running statistics) is put back, so that the first run's update counts once."""
+    kept = [(t, t._data.copy()) for t in params.values() if isinstance(t, Tensor)]
+    try:
+        yield
+    finally:
+        for tensor, data in kept:
+            tensor._data[...] = data
 
 
 def _differentiable_copy(tensor):
