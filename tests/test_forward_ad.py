@@ -313,3 +313,17 @@ def test_batch_norm_updates_its_running_statistics_once():
     expected = program(torch, dual=True)
     np.testing.assert_allclose(with_tangent[0], expected[0], rtol=1e-12)
     np.testing.assert_allclose(with_tangent[2].tolist(), expected[2].tolist(), rtol=1e-10)
+
+
+def test_the_second_run_draws_no_random_numbers():
+    """uniform_ on a dual tensor: its tangent is zero, and the generator moves once."""
+    def program(t):
+        fw = t.autograd.forward_ad
+        t.manual_seed(0)
+        with fw.dual_level():
+            z = t.zeros(3)
+            z.add_(fw.make_dual(t.full((3,), 0.5), t.ones(3)))
+            z.uniform_()
+            tangent = fw.unpack_dual(z).tangent.tolist()
+        return tangent, z.tolist(), t.rand(1).item()
+    assert program(teachgrad) == program(torch)

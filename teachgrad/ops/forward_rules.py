@@ -22,6 +22,7 @@ passes per op instead of one formula, but covers every op that has a differentia
 """
 import contextlib
 
+from teachgrad import creation
 from teachgrad.autograd import forward_ad, grad_mode
 from teachgrad.autograd.functional import grad as autograd_grad
 from teachgrad.ops import indexing, linalg, pointwise, reduction, shape
@@ -177,13 +178,16 @@ def transposed_backward(cls, inputs, tangents, outputs, params):
 @contextlib.contextmanager
 def _parameters_restored(params):
     """The op runs a second time: what it writes into its tensor parameters (batch norm's
-    running statistics) is put back, so that the first run's update counts once."""
+    running statistics) is put back, and so is the random generator it may draw from, so
+    that the first run's effects count once."""
     kept = [(t, t._data.copy()) for t in params.values() if isinstance(t, Tensor)]
+    random_state = creation.get_rng_state()
     try:
         yield
     finally:
         for tensor, data in kept:
             tensor._data[...] = data
+        creation.set_rng_state(random_state)
 
 
 def _differentiable_copy(tensor):
