@@ -127,3 +127,22 @@ def test_the_drawing_lays_out_as_svg():
     except viz.drawing.DotMissing:
         pytest.skip("graphviz's dot program is not installed")
     assert svg.count('class="node"') == len(ProgramScene(step.program).boxes) + 1  # + legend
+
+
+def test_a_constant_kept_from_the_trace_has_a_box_of_its_own():
+    np = pytest.importorskip("numpy")
+    from teachgrad.compile.program import Instruction, Program, Ref, Value
+
+    program = Program()
+    program.add_value(Value(0, (2,), np.dtype("float32"), "input")).name = "x"
+    program.add_value(Value(1, (2,), np.dtype("float32"), "constant",
+                            constant=np.ones(2, np.float32)))
+    added = program.add(Instruction(np.add, (Ref(0), Ref(1)), {}))
+    added.outputs.append(program.add_value(Value(2, (2,), np.dtype("float32"), "op")).id)
+    program.outputs.append(2)
+    scene = ProgramScene(program)
+    (constant,) = boxes_of(scene, "program_constant")
+    assert [row.text for row in constant.rows] == ["constant", "v1: f32[2]"]
+    assert arrows_into(scene, "i0") == ["v0", "v1"]
+    assert [arrow.tail for arrow in scene.arrows if arrow.head == "i0"] == ["p0", "p1"]
+    assert arrows_into(scene, "preturn") == ["v2"]
