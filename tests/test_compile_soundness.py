@@ -249,6 +249,18 @@ def test_arguments_sharing_memory_are_guarded():
                             [apart, apart, overlapping, apart])
 
 
+def test_an_argument_that_is_a_watched_tensor_is_guarded():
+    def world():
+        w = teachgrad.full((2,), 3.0)
+        return w, (lambda x: (x.mul_(2) + w).sum())
+    (eager_w, eager_step), (w, step) = world(), world()
+    step = teachgrad.compile(step)
+    for passes_w in (True, True, False, False, True):
+        eager_x, x = (eager_w, w) if passes_w else (teachgrad.ones(2), teachgrad.ones(2))
+        assert bits(step(x)) == bits(eager_step(eager_x))
+        assert bits(w) == bits(eager_w)
+
+
 @pytest.mark.parametrize("op", [lambda x: x.flatten() * 2, lambda x: x.reshape(6) + 1,
                                 lambda x: x.contiguous().div_(2).sum()],
                          ids=["flatten", "reshape", "contiguous_div_"])

@@ -279,9 +279,14 @@ class Snapshot:
         writer.line(f"if autograd_settings() != {writer.constant(self.settings)}: return False")
         found = writer.lines
         writer.lines = [f"if len(args) != {self.arity}: return False"]
-        if len(self.tensor_args) + len(self.array_args) > 1:
-            writer.line(f"if _aliasing(args, {self.tensor_args + self.array_args!r}) != "
-                        f"{self.aliasing!r}: return False")
+        positions = self.tensor_args + self.array_args
+        if len(positions) > 1:
+            writer.line(f"if _aliasing(args, {positions!r}) != {self.aliasing!r}: return False")
+        if positions:                       # an argument that is a tensor found elsewhere
+            watched = frozenset(self.watched())
+            found_again = [id(self.roots[i][1]) in watched for i in positions]
+            writer.line(f"if [id(args[i]) in {writer.constant(watched)} for i in {positions!r}]"
+                        f" != {found_again!r}: return False")
         for position, (_, arg) in enumerate(self.roots[:self.arity]):
             place = f"args[{position}]"
             if position in self.tensor_args:
