@@ -91,7 +91,16 @@ VALUES = {
     "vmap_dict_output": lambda t: t.func.vmap(lambda a: {"x": a, "y": a.sum()})(t.tensor(BATCH)),
     "vmap_of_grad": lambda t: t.func.vmap(t.func.grad(loss(t)))(t.tensor(BATCH)),
     "vmap_of_jacrev": lambda t: t.func.vmap(t.func.jacrev(f(t)))(t.tensor(BATCH)),
+    "vmap_random_same": lambda t: _random_under_vmap(t, "same"),
+    "vmap_random_different": lambda t: _random_under_vmap(t, "different"),
 }
+
+
+def _random_under_vmap(t, randomness):
+    """The numbers drawn inside, and the generator's next number after."""
+    t.manual_seed(0)
+    drawn = t.func.vmap(lambda x: x + t.rand(3), randomness=randomness)(t.zeros(2, 3))
+    return drawn, t.rand(1)
 
 
 def _vjp(t):
@@ -188,6 +197,9 @@ ERRORS = {
     "vmap_non_tensor": lambda t: t.func.vmap(lambda a, n: a + n, in_dims=(0, 0))(t.ones(2), 3),
     "vmap_returns_number": lambda t: t.func.vmap(lambda a: 1.0)(t.ones(2)),
     "vmap_mutates_captured": lambda t: _mutating(t, t.func.vmap, batch=True),
+    "vmap_random_refused": lambda t: t.func.vmap(lambda x: x + t.rand(3))(t.ones(2, 3)),
+    "vmap_randomness_value": lambda t: t.func.vmap(lambda x: x, randomness="sometimes")(
+        t.ones(2, 3)),
     "functional_call_strict": lambda t: t.func.functional_call(
         t.nn.Linear(2, 1), {"weight": t.ones(1, 2)}, (t.ones(1, 2),), strict=True),
 }

@@ -3,12 +3,15 @@
 PyTorch's vmap runs the function once, on tensors that carry a hidden batch dimension, with a
 batching rule per operation. teachgrad's runs the function **once per example** and stacks the
 results: the same values and shapes (``in_dims``, ``out_dims``, nesting, ``vmap(grad(f))`` for
-per-example gradients), at the cost of a Python loop. Randomness is not checked: a random op
-inside gives each example its own numbers, where PyTorch's default ``randomness="error"``
-refuses it.
+per-example gradients), at the cost of a Python loop. ``randomness`` as PyTorch's: "error"
+(the default) refuses a function that draws random numbers, "different" lets each example draw
+its own (in the order PyTorch's one batched draw gives them, for a draw of fixed shape),
+"same" gives every example the same numbers.
 """
 import functools
+import pickle
 
+from teachgrad import creation
 from teachgrad.func._trees import flatten, structure
 from teachgrad.func._wrapping import captured_tensors, guarding_captured
 from teachgrad.tensor import Tensor
@@ -31,14 +34,37 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         leaves, rebuild = flatten(args)
         dims = _dims_per_leaf(args, in_dims, call)
         size = _batch_size(leaves, dims, call)
+        _check_randomness(randomness)
         results = []
+        start = creation.get_rng_state()
         with guarding_captured(func, _not_captured_from(func), INPLACE_ON_UNBATCHED):
             for b in range(size):
+                if randomness == "same":          # every example draws the same numbers
+                    creation.set_rng_state(start)
                 example = [leaf if dim is None else leaf.select(dim, b)
                            for leaf, dim in zip(leaves, dims)]
                 results.append(func(*rebuild(example), **kwargs))
+                if randomness == "error" and _moved(start):
+                    raise RuntimeError(RANDOM_IN_ERROR_MODE)
         return _stacked(results, out_dims, func)
     return batched
+
+
+RANDOM_IN_ERROR_MODE = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+    "of vmap")
+
+
+def _check_randomness(randomness):
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+
+
+def _moved(state):
+    """Has the random generator drawn numbers since ``state`` was taken?"""
+    return pickle.dumps(creation.get_rng_state()) != pickle.dumps(state)
 
 
 def _name(func):
