@@ -204,3 +204,24 @@ def test_the_stage_map_names_every_function_to_write_and_is_copied_beside_the_st
             assert any(name in rows[stage] for name in written), (stage, file, function)
     copied = REFERENCE.parent.parent / "exercises" / "yourgrad" / "README.md"
     assert copied.read_text() == stage_map
+
+
+# ---------------------------------------------------------------- two reference bugs, fixed
+
+def test_a_float64_reduction_of_everything_stays_float64(reference):
+    """numpy's sum of everything is a numpy number, not an array: it must keep float64, or
+    gradcheck fails a correct (t * t).sum() in float64."""
+    t = reference.tensor([0.5, -1.0, 2.0], dtype=reference.float64, requires_grad=True)
+    assert str(t.sum().dtype) == str(t.mean().dtype) == "float64"
+    assert reference.autograd.gradcheck(lambda u: (u * u).sum(), (t,))
+    assert reference.autograd.gradcheck(lambda u: (u * u).mean(), (t,))
+
+
+@pytest.mark.parametrize("program", ["i / 2", "i * 2.5", "i.exp()", "i * 2", "i + f", "f / i"])
+def test_type_promotion_follows_pytorch(reference, program):
+    """An int tensor / 2 is float32 in PyTorch (its default float), not numpy's float64."""
+    def dtype(torch):
+        i, f = torch.tensor([1, 2]), torch.tensor([1.5, 2.5], dtype=torch.float64)
+        return str(eval(program, {"i": i, "f": f}).dtype).split(".")[-1]
+    torch = pytest.importorskip("torch")
+    assert dtype(reference) == dtype(teachgrad) == dtype(torch)
