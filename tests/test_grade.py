@@ -74,6 +74,34 @@ sys.stdout = _AllGreen(sys.stdout)
 print("✔ 01 every check passed")
 """
 IMPORT_TEACHGRAD = "import teachgrad as _real\ntensor = _real.tensor\n"
+REACH_FOR_TEACHGRAD = """
+import importlib, importlib.util, sys
+def _reach():
+    yield lambda: sys.modules["teachgrad"]
+    yield lambda: sys.modules["teachgrad.course.build.compare"]
+    yield lambda: importlib.import_module("teachgrad")
+    yield lambda: __import__("teachgrad.tensor")
+    yield lambda: importlib.util.find_spec("teachgrad").loader
+    yield lambda: importlib.import_module("torch")
+    yield lambda: __import__("torch")
+for _route in _reach():
+    try:
+        _route()
+    except Exception:
+        continue
+    sys.exit(5)                     # a way to teachgrad or torch was open: the test sees "crashed"
+"""
+
+
+CELLS = {  # student -> the status the grader must give
+    "reference": "graded", "stubs": NOT_ATTEMPTED, "infinite_loop": "timed out",
+    "large_allocation": "out of memory", "segfault": "crashed",
+    "patches_the_checks": NOT_ATTEMPTED, "writes_outside": NOT_ATTEMPTED,
+    "prints_megabytes": "crashed", "rewrites_its_output": NOT_ATTEMPTED,
+    "imports_teachgrad": "does not import", "reaches_for_teachgrad": NOT_ATTEMPTED,
+    "empty": "no package",
+    "exits_at_import": "crashed", "zip_of_notes": "no package",
+    "not_even_a_zip": "no package"}
 
 
 def write_outside(targets):
@@ -101,7 +129,7 @@ def zipped(path, files):
 
 
 def make_class(folder, out):
-    """The class: student name -> the status the grader must give."""
+    """The class of :data:`CELLS`, a folder or zip file a student."""
     folder.mkdir()
     package(folder / "reference", REFERENCE)
     package(folder / "stubs", STUBS)
@@ -115,17 +143,12 @@ def make_class(folder, out):
     package(folder / "prints_megabytes", STUBS, FLOOD)
     package(folder / "rewrites_its_output", STUBS, REWRITE_THE_OUTPUT)
     package(folder / "imports_teachgrad", STUBS, IMPORT_TEACHGRAD)
+    package(folder / "reaches_for_teachgrad", STUBS, REACH_FOR_TEACHGRAD)
     (folder / "empty").mkdir()
     zipped(folder / "exits_at_import.zip", {"yourgrad/__init__.py": EXIT})
     zipped(folder / "zip_of_notes.zip", {"README.txt": "my notes", "notes/ideas.py": "x = 1\n"})
     (folder / "not_even_a_zip.zip").write_text("hello")
-    return {"reference": "graded", "stubs": NOT_ATTEMPTED, "infinite_loop": "timed out",
-            "large_allocation": "out of memory", "segfault": "crashed",
-            "patches_the_checks": NOT_ATTEMPTED, "writes_outside": NOT_ATTEMPTED,
-            "prints_megabytes": "crashed", "rewrites_its_output": NOT_ATTEMPTED,
-            "imports_teachgrad": "does not import", "empty": "no package",
-            "exits_at_import": "crashed", "zip_of_notes": "no package",
-            "not_even_a_zip": "no package"}
+
 
 
 def grade(submissions_folder, out, *options):
@@ -138,7 +161,7 @@ def grade_the_class(base):
     """Grade the class once; what the tests read is left in base/facts.json and base/grades."""
     folder, out = base / "submissions", base / "grades"
     out.mkdir(parents=True)
-    expected = make_class(folder, out)
+    make_class(folder, out)
     stubs_init = (folder / "stubs" / "yourgrad" / "__init__.py").read_text()
     WRITTEN_IN_REPOSITORY.unlink(missing_ok=True)
     try:
@@ -147,7 +170,7 @@ def grade_the_class(base):
     finally:
         WRITTEN_IN_REPOSITORY.unlink(missing_ok=True)
     facts = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr,
-             "expected": expected, "written": written,
+             "written": written,
              "stubs_unchanged": stubs_init == (folder / "stubs" / "yourgrad" /
                                                "__init__.py").read_text()}
     (base / "facts.json").write_text(json.dumps(facts))
@@ -186,19 +209,15 @@ def total(student):
 
 
 def test_the_run_finishes_with_a_progress_bar_and_a_summary(graded_class):
-    count = len(graded_class.expected)
+    count = len(CELLS)
     assert graded_class.returncode == 0, graded_class.stderr[-3000:]
     assert "grading [" in graded_class.stderr and f"{count}/{count}" in graded_class.stderr
     assert graded_class.stdout.startswith(f"graded {count} submissions in ")
 
 
-@pytest.mark.parametrize("student", ["reference", "stubs", "infinite_loop", "large_allocation",
-                                     "segfault", "patches_the_checks", "writes_outside",
-                                     "prints_megabytes", "rewrites_its_output",
-                                     "imports_teachgrad", "empty", "exits_at_import",
-                                     "zip_of_notes", "not_even_a_zip"])
+@pytest.mark.parametrize("student", CELLS)
 def test_each_submission_gets_its_cell(graded_class, student):
-    assert graded_class.students[student]["status"] == graded_class.expected[student], \
+    assert graded_class.students[student]["status"] == CELLS[student], \
         graded_class.students[student]["detail"]
 
 
@@ -215,7 +234,8 @@ def test_the_reference_passes_checks_and_the_stubs_none(graded_class):
 
 
 @pytest.mark.parametrize("student", ["patches_the_checks", "rewrites_its_output",
-                                     "imports_teachgrad", "infinite_loop", "prints_megabytes"])
+                                     "imports_teachgrad", "reaches_for_teachgrad",
+                                     "infinite_loop", "prints_megabytes"])
 def test_hostile_packages_pass_nothing(graded_class, student):
     assert total(graded_class.students[student]) == 0
 
@@ -248,7 +268,7 @@ def test_the_csv_has_a_row_a_student_and_numbers_per_stage(graded_class):
     sizes = [len(build.checks_of(stage)) for stage in build.STAGES]
     assert header == (["student"] + [f"stage {s} (of {n})" for s, n in zip(build.STAGES, sizes)]
                       + [f"total (of {sum(sizes)})", "status"])
-    assert [row[0] for row in body] == sorted(graded_class.expected)
+    assert [row[0] for row in body] == sorted(CELLS)
     for row in body:
         student = graded_class.students[row[0]]
         per_stage = [sum(r[1] == CORRECT for r in student["results"] if r[0] == stage)
@@ -329,6 +349,13 @@ def test_a_package_that_sleeps_is_stopped_by_the_wall_clock(tmp_path):
     run = sandbox.run_child(str(tmp_path), str(tmp_path), 0, sandbox.Limits(wall_seconds=3),
                             str(tmp_path / "output.txt"))
     assert run.ending == ("timed out", "still running after 3 s")
+
+
+def test_a_folder_and_a_zip_of_one_name_are_two_students(tmp_path):
+    (tmp_path / "ann").mkdir()
+    zipped(tmp_path / "ann.zip", {"yourgrad/__init__.py": ""})
+    zipped(tmp_path / "bob.zip", {"yourgrad/__init__.py": ""})
+    assert [name for name, _ in submissions.find(tmp_path)] == ["ann", "ann.zip", "bob"]
 
 
 def test_a_zip_may_not_leave_its_folder(tmp_path):

@@ -38,7 +38,7 @@ class ImportGuard:
     """Imports of teachgrad and torch fail, except teachgrad's imports of its own modules."""
 
     def __init__(self):
-        self.hidden, self.revealing = {}, False
+        self.hidden, self.revealing = {}, 0     # revealing: depth of nested own imports
         self.hide()
         self.original_import, self.original_import_module = (builtins.__import__,
                                                               importlib.import_module)
@@ -76,14 +76,16 @@ class ImportGuard:
         return self.original_import_module(name, package)
 
     def revealed(self, do_import, *args):
-        """Run one of teachgrad's own imports with its modules back in place, then hide them."""
+        """Run one of teachgrad's own imports with its modules back in place, then hide them
+        (once the outermost of nested imports is done)."""
         sys.modules.update(self.hidden)
-        self.revealing = True
+        self.revealing += 1
         try:
             return do_import(*args)
         finally:
-            self.revealing = False
-            self.hide()
+            self.revealing -= 1
+            if not self.revealing:
+                self.hide()
 
 
 class Reporter:

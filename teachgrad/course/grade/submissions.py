@@ -21,11 +21,14 @@ class NoPackage(Exception):
 
 
 def find(folder):
-    """[(student, path)] for every folder and zip file in `folder`, by name."""
-    entries = sorted(Path(folder).iterdir())
-    return [(entry.name.removesuffix(".zip"), entry) for entry in entries
-            if not entry.name.startswith(".")
-            and (entry.is_dir() or entry.suffix.lower() == ".zip")]
+    """[(student, path)] for every folder and zip file in `folder`, by name (a zip keeps its
+    .zip when a folder has the same name)."""
+    entries = [entry for entry in sorted(Path(folder).iterdir())
+               if not entry.name.startswith(".")
+               and (entry.is_dir() or entry.suffix.lower() == ".zip")]
+    folders = {entry.name for entry in entries if entry.is_dir()}
+    return [(entry.name if entry.is_dir() or entry.stem in folders else entry.stem, entry)
+            for entry in entries]
 
 
 def unpack(submission, copy_root):
