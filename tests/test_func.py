@@ -91,9 +91,37 @@ VALUES = {
     "vmap_dict_output": lambda t: t.func.vmap(lambda a: {"x": a, "y": a.sum()})(t.tensor(BATCH)),
     "vmap_of_grad": lambda t: t.func.vmap(t.func.grad(loss(t)))(t.tensor(BATCH)),
     "vmap_of_jacrev": lambda t: t.func.vmap(t.func.jacrev(f(t)))(t.tensor(BATCH)),
+    "vmap_nested_in_dims": lambda t: t.func.vmap(lambda p, c: p[0] * p[1] + c,
+                                                 in_dims=((0, None), 1))(
+        (t.tensor(BATCH), t.tensor(X)), t.tensor(BATCH).t()),
+    "vmap_negative_dims": lambda t: t.func.vmap(lambda c: c.exp(), in_dims=-1, out_dims=-1)(
+        t.tensor(BATCH)),
+    "vmap_of_jvp": lambda t: t.func.vmap(lambda x, v: t.func.jvp(t.sin, (x,), (v,)))(
+        t.tensor(BATCH), t.tensor(BATCH) * 0 + 1),
+    "vjp_two_primals": lambda t: _vjp_of_two(t),
+    "jvp_two_primals": lambda t: t.func.jvp(lambda a, b: a @ b, (t.tensor(M), t.tensor(X)),
+                                            (t.tensor(M) * 0 + 1, t.tensor(X) * 0)),
+    "jacfwd_has_aux": lambda t: t.func.jacfwd(lambda y: (t.tensor(M) @ y.sin(), y.sum()),
+                                              has_aux=True)(t.tensor(X)),
+    "jacrev_dict_output": lambda t: t.func.jacrev(lambda y: {"a": y.exp(), "b": (y * 2).sum()})(
+        t.tensor(X)),
+    "jacfwd_dict_output": lambda t: t.func.jacfwd(lambda y: {"a": y.exp(), "b": (y * 2).sum()})(
+        t.tensor(X)),
+    "hessian_two_arguments": lambda t: t.func.hessian(lambda a, b: (a * b).sum() ** 2,
+                                                      argnums=(0, 1))(t.tensor(X), t.tensor(X)),
+    "jacfwd_of_a_number": lambda t: t.func.jacfwd(lambda s: t.stack([s.sin(), s.cos()]))(
+        t.tensor(0.3, dtype=t.float64)),
+    "functional_call_two_dicts": lambda t: t.func.functional_call(
+        t.nn.Linear(3, 2).double(), ({"weight": t.tensor(M)}, {"bias": t.ones(2, dtype=t.float64)}),
+        t.tensor(X)),
     "vmap_random_same": lambda t: _random_under_vmap(t, "same"),
     "vmap_random_different": lambda t: _random_under_vmap(t, "different"),
 }
+
+
+def _vjp_of_two(t):
+    output, vjp_fn = t.func.vjp(lambda a, b: (a @ b, b.sin()), t.tensor(M), t.tensor(X))
+    return output, vjp_fn((t.ones(2, dtype=t.float64), t.ones(3, dtype=t.float64)))
 
 
 def _random_under_vmap(t, randomness):
