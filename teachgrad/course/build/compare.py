@@ -165,14 +165,25 @@ def compare_errors(label, got, want):
                           f"{word} on")
 
 
+_SEEN_BY_TEACHGRAD = {}
+
+
+def teachgrad_sees(check):
+    """What teachgrad's run of a check's scenario gave: it never changes, so it is computed
+    once a session (a student runs check.build again and again)."""
+    if check not in _SEEN_BY_TEACHGRAD:
+        with warnings.catch_warnings():       # teachgrad's warnings are not the student's
+            warnings.simplefilter("ignore")
+            _SEEN_BY_TEACHGRAD[check] = check.scenario(teachgrad)
+    return _SEEN_BY_TEACHGRAD[check]
+
+
 def run_check(check, package):
     """(status, printed line) of one check against the student's package."""
     from teachgrad.course.check import CORRECT, NOT_ATTEMPTED, WRONG
 
     title = f"{check.stage} {check.name}"
-    with warnings.catch_warnings():           # teachgrad's warnings are not the student's
-        warnings.simplefilter("ignore")
-        want = check.scenario(teachgrad)
+    want = teachgrad_sees(check)
     try:
         got = check.scenario(package)
         for label, expected in want.items():
