@@ -1,10 +1,11 @@
 """The grader, python -m teachgrad.course.grade, on a class of mixed and hostile submissions.
 
-One run grades the reference (the positive control), the stubs ("not attempted") and packages
-that loop forever, hoard memory, crash the interpreter, exit at import, patch the checks or
-numpy, write outside their copy, flood the output, rewrite their printed verdicts, or import
-teachgrad — plus an empty folder and zips that hold no package. Each must get its cell, the
-reference and the stubs exactly the lines check.build prints in-process, and the run must end.
+One run grades the reference (the positive control), a broken copy, the stubs ("not
+attempted") and packages that loop forever, hoard memory, crash the interpreter, exit at import,
+patch the checks or numpy, write outside their copy, flood the output, rewrite their printed
+verdicts, or import teachgrad — plus an empty folder and zips that hold no package. Each must
+get its cell; the reference, the broken copy and the stubs exactly the lines check.build prints
+beside them; and the run must end.
 """
 import csv
 import ctypes
@@ -25,7 +26,7 @@ import teachgrad
 from teachgrad.course import build
 from teachgrad.course.build import snapshot
 from teachgrad.course.build.compare import Raised
-from teachgrad.course.check import CORRECT, NOT_ATTEMPTED
+from teachgrad.course.check import CORRECT, NOT_ATTEMPTED, WRONG
 from teachgrad.course.grade import confine, report, sandbox, submissions
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the sandbox is POSIX/Linux")
@@ -36,6 +37,13 @@ WRITTEN_IN_REPOSITORY = ROOT / "tests" / "written_by_a_submission.txt"
 WRITTEN_IN_GRADES = "written_by_a_submission.txt"
 LIMITS = ["--cpu-seconds", "10", "--timeout", "180", "--memory-mb", "768", "--output-kb", "256"]
 
+SUM_TWICE = """
+_sum_once = Tensor.sum
+def _sum_twice(self, *args, **kwargs):          # a plausible slip: the sum counted twice
+    total = _sum_once(self, *args, **kwargs)
+    return total + total
+Tensor.sum = _sum_twice
+"""
 LOOP = "while True:\n    pass\n"
 HOARD = "_hoard = bytearray(4 << 30)\n"
 EXIT = "import sys\nsys.exit(0)\n"
@@ -94,7 +102,8 @@ for _route in _reach():
 
 
 CELLS = {  # student -> the status the grader must give
-    "reference": "graded", "stubs": NOT_ATTEMPTED, "infinite_loop": "timed out",
+    "reference": "graded", "stubs": NOT_ATTEMPTED, "broken_sum": "graded",
+    "infinite_loop": "timed out",
     "large_allocation": "out of memory", "segfault": "crashed",
     "patches_the_checks": NOT_ATTEMPTED, "writes_outside": NOT_ATTEMPTED,
     "prints_megabytes": "crashed", "rewrites_its_output": NOT_ATTEMPTED,
@@ -133,6 +142,7 @@ def make_class(folder, out):
     folder.mkdir()
     package(folder / "reference", REFERENCE)
     package(folder / "stubs", STUBS)
+    package(folder / "broken_sum", REFERENCE, SUM_TWICE, file="tensor.py")
     package(folder / "infinite_loop", STUBS, LOOP)
     package(folder / "large_allocation", STUBS, HOARD)
     package(folder / "segfault", REFERENCE, SEGFAULT_IN_REPR, file="tensor.py")
@@ -189,6 +199,7 @@ def graded_class(tmp_path_factory, worker_id):
             grade_the_class(base)
     data = json.loads((base / "grades" / "grades.json").read_text())
     return SimpleNamespace(**json.loads((base / "facts.json").read_text()), out=base / "grades",
+                           submissions=base / "submissions",
                            students={s["student"]: s for s in data["students"]})
 
 
@@ -221,15 +232,16 @@ def test_each_submission_gets_its_cell(graded_class, student):
         graded_class.students[student]["detail"]
 
 
-@pytest.mark.parametrize("source", [REFERENCE, STUBS], ids=["reference", "stubs"])
-def test_the_controls_get_check_builds_own_lines(graded_class, source):
-    student = graded_class.students["reference" if source == REFERENCE else "stubs"]
-    assert lines_of(student) == check_build_lines(source.parent)
+@pytest.mark.parametrize("student", ["reference", "stubs", "broken_sum"])
+def test_the_controls_get_check_builds_own_lines(graded_class, student):
+    lines = lines_of(graded_class.students[student])
+    assert lines == check_build_lines(graded_class.submissions / student)
 
 
-def test_the_reference_passes_checks_and_the_stubs_none(graded_class):
-    assert total(graded_class.students["reference"]) > len(lines_of(
-        graded_class.students["reference"])) // 2
+def test_the_reference_passes_checks_the_broken_copy_fewer_and_the_stubs_none(graded_class):
+    reference, broken = (graded_class.students[name] for name in ("reference", "broken_sum"))
+    assert total(reference) > len(lines_of(reference)) // 2
+    assert 0 < total(broken) < total(reference)
     assert all(r[1] == NOT_ATTEMPTED for r in graded_class.students["stubs"]["results"])
 
 
@@ -280,7 +292,8 @@ def test_the_csv_has_a_row_a_student_and_numbers_per_stage(graded_class):
 def test_the_report_shows_each_failing_line(graded_class):
     text = (graded_class.out / "report.html").read_text()
     crashed = [r[2] for r in graded_class.students["segfault"]["results"] if r[3]]
-    assert crashed and all(html.escape(line) in text for line in crashed)
+    wrong = [r[2] for r in graded_class.students["broken_sum"]["results"] if r[1] == WRONG]
+    assert crashed and wrong and all(html.escape(line) in text for line in crashed + wrong)
     assert "does not import: ModuleNotFoundError: No module named &#x27;teachgrad&#x27;" in text
 
 
