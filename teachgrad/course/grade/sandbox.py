@@ -54,7 +54,7 @@ def run_child(copy_root, package_parent, start, limits, output_path):
     settings = {"fd": write_end, "start": start, "package_parent": package_parent,
                 "writable_root": copy_root, "cpu_seconds": limits.cpu_seconds,
                 "memory_bytes": limits.memory_mb << 20, "file_bytes": limits.output_bytes}
-    with open(output_path, "ab") as output:
+    with open(output_path, "wb") as output:     # each child starts at 0 under the size limit
         child = subprocess.Popen(
             [sys.executable, "-I", "-B", "-m", "teachgrad.course.grade.child",
              json.dumps(settings)], cwd=copy_root, env=clean_environment(copy_root),
