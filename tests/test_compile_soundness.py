@@ -231,6 +231,15 @@ def test_random_numbers_drawn_in_python_are_not_frozen(draw):
 _RNG = np.random.default_rng(0)
 
 
+@pytest.mark.parametrize("make", [lambda: random.Random(), lambda: np.random.default_rng()],
+                         ids=["random.Random", "numpy.default_rng"])
+def test_a_generator_made_inside_the_step_is_not_frozen(make):
+    step = teachgrad.compile(lambda x: x * float(make().random()))
+    with pytest.warns(UserWarning, match="generator"):
+        values = [step(teachgrad.ones(1)).item() for _ in range(3)]
+    assert len(set(values)) == 3
+
+
 # ---- arguments -----------------------------------------------------------------------
 def test_aliased_arguments_are_guarded():
     a, b = teachgrad.ones(3), teachgrad.full((3,), 6.0)

@@ -99,7 +99,7 @@ class CompiledFunction:
         self.trace = None               # ... and as it was traced
         self.guards = None              # ... and the source of the check that guards it
         self._changed_state = False
-        self.code_read = {}             # the user's code seen running: code -> its globals
+        self.code_read = {}             # the user's code seen running (guards.Snapshot)
 
     def __call__(self, *args, **kwargs):
         if self.fallback_reason is not None or kwargs:
@@ -117,8 +117,8 @@ class CompiledFunction:
         if self.traces >= TRACE_LIMIT:
             return self._fall_back(f"traced {TRACE_LIMIT} times (the guards keep changing)",
                                    args)
-        if snapshot.too_much is not None:
-            return self._fall_back(snapshot.too_much, args)
+        if snapshot.unguardable is not None:
+            return self._fall_back(snapshot.unguardable, args)
         self.traces += 1
         state = snapshot.state_tensors(args)
         before = {i: (t.__dict__.get("_grad"), t._version_counter.version)
@@ -138,7 +138,7 @@ class CompiledFunction:
                 random_after = snapshot.random_states()
             if random_after != random_before:
                 recorder.give_up("the step draws random numbers from Python's random or "
-                                 "numpy.random: a replay would repeat the same ones")
+                                 "numpy's: a replay would repeat the same ones")
             self.code_read.update(code_read)
             if not recorder.stopped:
                 recorder.stopped = True

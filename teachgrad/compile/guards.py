@@ -82,14 +82,14 @@ class Snapshot:
         self.bases = []                         # the bases of the views among them
         self.arrays = []                        # numpy arrays found: read as inputs
         self.generators = []                    # random number generators found
-        self.too_much = None                    # why the guards cannot check it all, if so
+        self.unguardable = None                    # why the guards cannot check it all, if so
         self._seen = set()
         try:
             for i in self.other_args:
                 self._walk(args[i])
             self._walk_function(fn)
         except CannotGuard as problem:
-            self.too_much = str(problem)
+            self.unguardable = str(problem)
         self._walk_code(code_read or {})
         self.modules_filled = [d for d in self.module_dicts if d]
         self.modules_seen_at = changes.count
@@ -100,9 +100,9 @@ class Snapshot:
         """After a trace (that left the places found unchanged): look into what the user's
         code seen running reads too. False if that finds a tensor, an array or a random
         generator: the trace did not know to follow it, so it must run again."""
-        kept = len(self.tensors), len(self.arrays), len(self.generators), self.too_much
+        kept = len(self.tensors), len(self.arrays), len(self.generators), self.unguardable
         self._walk_code(code_read)
-        if (len(self.tensors), len(self.arrays), len(self.generators), self.too_much) != kept:
+        if (len(self.tensors), len(self.arrays), len(self.generators), self.unguardable) != kept:
             return False
         self.modules_filled = [d for d in self.module_dicts if d]
         self.module_lengths, self.module_entries = self._modules_now()
@@ -118,7 +118,7 @@ class Snapshot:
                     for function in _functions_of(code, free_values):
                         self._walk_function(function)
         except CannotGuard as problem:
-            self.too_much = str(problem)
+            self.unguardable = str(problem)
 
     # ---- at trace time: finding what the step reaches --------------------------------
     def _walk(self, obj):
@@ -276,7 +276,7 @@ class Snapshot:
         for tensor in self.tensors + self.bases:
             writer.tensor(writer.constant(tensor), tensor_facts(tensor),
                           writer.names.get(id(tensor)))
-        writer.line(f"if autograd_settings() != {writer.constant(self.settings)}: return False")
+        writer.line(f"if {SETTINGS} != {writer.constant(self.settings)}: return False")
         found = writer.lines
         writer.lines = [f"if len(args) != {self.arity}: return False"]
         positions = self.tensor_args + self.array_args
@@ -371,7 +371,8 @@ class _Writer:
         self.namespace = {"Tensor": Tensor, "ndarray": np.ndarray, "changes": changes,
                           "_filled": _filled, "_equal_plain": _equal_plain,
                           "_aliasing": _aliasing, "_same_entries": _same_entries,
-                          "autograd_settings": autograd_settings,
+                          "grad_mode": grad_mode, "anomaly": anomaly, "dtypes": dtypes,
+                          "graph": graph,
                           "_MISSING": object()}
         self.numbers = {}                   # id(constant) -> its number
         self.lines = []
@@ -452,12 +453,16 @@ def tensor_facts(tensor):
             None if tensor._hooks is None else dict(tensor._hooks), tensor._grad is not None)
 
 
+# The global switches a step's numpy calls depend on: grad mode, inference mode, anomaly
+# mode, the default dtype and the saved-tensor hooks in force (an expression, so that the
+# guards read them without a call)
+SETTINGS = ('(grad_mode._state["enabled"], grad_mode._state["inference"], '
+            'anomaly._state["enabled"], anomaly._state["check_nan"], '
+            'dtypes._DEFAULT_FLOAT[0], *graph._saved_tensors_hooks_in_force)')
+
+
 def autograd_settings():
-    """The global switches a step's numpy calls depend on: grad mode, inference mode,
-    anomaly mode, the default dtype and the saved-tensor hooks in force."""
-    return (grad_mode._state["enabled"], grad_mode._state["inference"],
-            anomaly._state["enabled"], anomaly._state["check_nan"],
-            dtypes._DEFAULT_FLOAT[0], *graph._saved_tensors_hooks_in_force)
+    return eval(SETTINGS)
 
 
 def _aliasing(args, positions):

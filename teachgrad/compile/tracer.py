@@ -12,6 +12,7 @@ result stands, and the reason is kept for the warning.
 """
 import contextlib
 import os
+import random as python_random
 import sys
 import sysconfig
 
@@ -531,20 +532,23 @@ def _watch_backward(engine):
 
 
 def _watch_random(generator_class):
-    """Patches that tell the recorder when the step draws random numbers (from any
-    generator: a replay would repeat the same ones); returns the undo list."""
-    def drawing(method):
-        def draw(self, n):
+    """Patches that tell the recorder when the step draws random numbers from teachgrad's
+    generators, or makes a generator of Python's or numpy's (seeded afresh, unseen by the
+    guards): a replay would repeat the same numbers. Returns the undo list."""
+    def drawing(method, what):
+        def draw(*args, **kwargs):
             if _recorder is not None:
-                _recorder.give_up("the step draws random numbers (dropout, say): a replay "
-                                  "would repeat the same ones")
-            return method(self, n)
+                _recorder.give_up(f"the step {what}: a replay would repeat the same numbers")
+            return method(*args, **kwargs)
         return draw
-    undo = [(generator_class, name, generator_class.__dict__[name])
+    undo = [(generator_class, name, generator_class.__dict__[name], "draws random numbers")
             for name in ("words32", "words64")]
-    for owner, name, method in undo:
-        setattr(owner, name, drawing(method))
-    return undo
+    undo += [(python_random.Random, "seed", python_random.Random.seed,
+              "seeds a generator of Python's random"),
+             (np.random, "default_rng", np.random.default_rng, "makes a numpy generator")]
+    for owner, name, method, what in undo:
+        setattr(owner, name, drawing(method, what))
+    return [(owner, name, method) for owner, name, method, _ in undo]
 
 
 @contextlib.contextmanager
