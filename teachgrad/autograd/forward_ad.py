@@ -33,6 +33,7 @@ UnpackedDualTensor.__doc__ = "What ``unpack_dual`` returns: the primal and its t
 active_levels = []       # the levels entered, outermost first: each a list of weak refs to
                          # the tensors holding a tangent at it
 _rule_limits = []        # while level i's rule runs, only levels below i are pushed forward
+                         # (see _pushing_only_below)
 _rules = {}              # node class -> JVP rule, filled by ops/forward_rules.py
 _fallback = None         # a rule for the classes without one (see register_rules)
 
@@ -74,7 +75,7 @@ def close_level():
     for ref in active_levels.pop():
         tensor = ref()
         if tensor is not None:
-            tensor.__dict__.get("_tangents", {}).pop(level, None)
+            tangents_of(tensor).pop(level, None)
 
 
 class dual_level:
@@ -103,7 +104,7 @@ def make_dual(tensor, tangent, *, level=None):
                            f"that of the original Tensor, this is not supported. Tensor is of "
                            f"size {list(tensor.shape)} while the given forward gradient is of "
                            f"size {list(tangent.shape)}.")
-    with _outer_levels_only(level):      # (the tangents of outer levels stay on the view)
+    with _pushing_only_below(level):      # (the tangents of outer levels stay on the view)
         dual = tensor.view(tensor.shape)
     set_tangent(dual, level, tangent)
     return dual
@@ -113,15 +114,14 @@ def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)``: a view of ``tensor`` without its tangent, and the tangent at
     ``level`` (None where it has none, or outside any level)."""
     level = len(active_levels) - 1 if level is None else level
-    with _outer_levels_only(max(level, 0)):
+    with _pushing_only_below(max(level, 0)):      # (-1: outside any level)
         primal = tensor.view(tensor.shape)
     return UnpackedDualTensor(primal, tangent_of(tensor, level))
 
 
 def tangent_of(tensor, level):
     """The tangent ``tensor`` carries at ``level``, or None."""
-    tangents = tensor.__dict__.get("_tangents")
-    return None if tangents is None else tangents.get(level)
+    return tangents_of(tensor).get(level)
 
 
 def set_tangent(tensor, level, tangent):
@@ -160,22 +160,24 @@ def is_scratch_leaf(tensor):
     return tensor.__dict__.get("_scratch_leaf", False)
 
 
-class rules_paused:
-    """Within it, no operation pushes a tangent forward (a level's own bookkeeping)."""
+class _pushing_only_below:
+    """Within it, operations push forward only the tangents of the levels below ``limit``
+    (while level ``limit``'s rule runs: its own tangents are what the rule computes)."""
+
+    def __init__(self, limit):
+        self.limit = limit
 
     def __enter__(self):
-        _rule_limits.append(0)
+        _rule_limits.append(self.limit)
 
     def __exit__(self, *exc_info):
         _rule_limits.pop()
 
 
-class _outer_levels_only(rules_paused):
-    def __init__(self, level):
-        self.level = level
-
-    def __enter__(self):
-        _rule_limits.append(self.level)
+def rules_paused():
+    """Within it, no operation pushes a tangent forward (bookkeeping, a custom Function's
+    forward: its ``jvp`` gives the tangents)."""
+    return _pushing_only_below(0)
 
 
 # ---- the hook that Operation.apply calls -------------------------------------------
@@ -189,7 +191,7 @@ def propagate(cls, inputs, outputs, params, node=None):
             continue
         tangents = [_zero_if_missing(t, tangent) for t, tangent in zip(inputs, tangents)]
         rule = _rules.get(cls)
-        with _outer_levels_only(level):
+        with _pushing_only_below(level):
             if rule is None:
                 out_tangents = _fallback(cls, inputs, tangents, outputs, params)
             else:
