@@ -4,7 +4,8 @@ Each runs the function on stand-ins for its inputs (``input_to_differentiate``) 
 ``autograd.grad``: one backward pass per gradient, so ``jacrev`` costs one pass per *output*
 element. The gradient's graph is always built (``create_graph=True``), so that a transform
 around this one, reverse (``grad(grad(f))``) or forward (``jacfwd(jacrev(f))``), can
-differentiate it again; it is dropped when no outer transform needs it.
+differentiate it again; a result is detached when it depends on nothing from outside that
+requires grad (``handed_back``).
 """
 import functools
 
@@ -20,9 +21,8 @@ def grad(func, argnums=0, has_aux=False):
     arguments ``argnums`` names), in the shape of that argument."""
     @functools.wraps(func)
     def gradient(*args, **kwargs):
-        result = grad_and_value(func, argnums, has_aux)(*args, **kwargs)
-        gradients, (_, aux) = result if has_aux else (result[0], (None, None))
-        return (gradients, aux) if has_aux else gradients
+        gradients, value = grad_and_value(func, argnums, has_aux)(*args, **kwargs)
+        return (gradients, value[1]) if has_aux else gradients
     return gradient
 
 
@@ -39,8 +39,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
             output, aux = _split_aux(output, has_aux, "grad_and_value(f)(*args)")
             _check_scalar(output)
             gradients = autograd_grad(output, stand_ins, create_graph=True, allow_unused=True)
-        gradients = [g if g is not None else s.new_zeros(s.shape) for g, s in zip(gradients, stand_ins)]
         value = (output, aux) if has_aux else output
+        gradients = _zeros_where_unused(gradients, stand_ins)
         return handed_back((rebuild(gradients), value), stand_ins, grad_was_enabled)
     return gradient_and_value
 
@@ -62,7 +62,7 @@ def vjp(func, *primals, has_aux=False):
         with grad_mode.enable_grad():
             gradients = autograd_grad(outputs, stand_ins, cotangent_leaves, retain_graph=True,
                                       create_graph=True, allow_unused=True)
-        gradients = [g if g is not None else s.new_zeros(s.shape) for g, s in zip(gradients, stand_ins)]
+        gradients = _zeros_where_unused(gradients, stand_ins)
         return handed_back(rebuild(gradients), stand_ins, grad_is_enabled)
 
     returned = handed_back(output, stand_ins, grad_was_enabled)
@@ -114,6 +114,11 @@ def stacked_by_leaf(pieces, out, primals):
         else:
             blocks.append(leaf.new_zeros((*out.shape, *leaf.shape)))
     return rebuild(blocks)
+
+
+def _zeros_where_unused(gradients, stand_ins):
+    """An input the output does not depend on has a gradient of zeros (PyTorch's too)."""
+    return [s.new_zeros(s.shape) if g is None else g for g, s in zip(gradients, stand_ins)]
 
 
 def _requires_grad(tensor):
