@@ -3,7 +3,7 @@ there (``from torch.nn.modules.loss import _Loss``, ``torch.nn.modules.linear.Li
 
 teachgrad groups its layers differently (``nn/layers.py``, ``nn/loss.py``...), so each of
 PyTorch's submodule names below is another name for the teachgrad module that holds
-those layers.
+those layers (``activation`` for all of ``nn``: PyTorch keeps MultiheadAttention there).
 """
 import importlib
 import sys
@@ -13,7 +13,7 @@ from teachgrad.nn import *  # noqa: F401,F403  (torch.nn.modules exports the lay
 TORCH_FILES = {
     "module": "teachgrad.nn.module", "container": "teachgrad.nn.containers",
     "loss": "teachgrad.nn.loss", "rnn": "teachgrad.nn.recurrent",
-    "transformer": "teachgrad.nn.transformer", "activation": "teachgrad.nn.layers",
+    "transformer": "teachgrad.nn.transformer", "activation": "teachgrad.nn",
     "linear": "teachgrad.nn.layers", "conv": "teachgrad.nn.layers",
     "dropout": "teachgrad.nn.layers", "batchnorm": "teachgrad.nn.layers",
     "normalization": "teachgrad.nn.layers", "instancenorm": "teachgrad.nn.layers",
