@@ -161,6 +161,8 @@ def outcome(t, program):
     lambda t: _in_level(t, lambda fw: fw.dual_level().__enter__()),
     lambda t: _in_level(t, lambda fw: t.unique(fw.make_dual(t.ones(3), t.ones(3)))),
     lambda t: _in_level(t, lambda fw: _Twice(t).apply(fw.make_dual(t.ones(3), t.ones(3)))),
+    lambda t: t.autograd.gradcheck(t.sin, (t.ones(2, dtype=t.float64, requires_grad=True),),
+                                   check_backward_ad=False),
 ])
 def test_errors_match_torch(program):
     expected = outcome(torch, program)

@@ -84,6 +84,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                           f"floating point or complex. This check will likely fail if all the "
                           f"inputs are not of double precision floating point or complex. ",
                           UserWarning, stacklevel=2)
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
+                             "to be True")
     modes = [(_analytical_jacobian, "")] if check_backward_ad else []
     if check_forward_ad:
         modes.append((_forward_mode_jacobian, " computed with forward mode"))
