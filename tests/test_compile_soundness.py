@@ -107,6 +107,17 @@ def test_a_mask_whose_count_changes_runs_eagerly_where_the_shape_differs():
                              for m in masks])
 
 
+@pytest.mark.parametrize("op", [lambda x, r: x.repeat_interleave(r).sum(),
+                                lambda x, r: x[r.nonzero()].sum(),
+                                lambda x, r: x.unique().sum() + r.unique().sum()],
+                         ids=["repeat_interleave", "nonzero", "unique"])
+def test_results_whose_shape_follows_the_data_are_checked(op):
+    counts = [[1, 1, 1], [1, 1, 1], [2, 0, 3], [1, 1, 1]]
+    assert_replays_or_warns(op, [functools.partial(lambda c: (teachgrad.arange(3.0),
+                                                              teachgrad.tensor(c)), c)
+                                 for c in counts])
+
+
 def test_a_mask_inside_a_training_step():
     def make():
         teachgrad.manual_seed(0)

@@ -213,8 +213,11 @@ def _contains(obj, kind):
     return False
 
 
-_SHAPED_BY_DATA = {np.nonzero, np.ndarray.nonzero, np.argwhere, np.flatnonzero, np.unique,
-                   np.compress, np.extract, np.ndarray.compress}
+_SHAPED_BY_DATA = {getattr(owner, name) for owner, names in (
+    (np, ("nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
+          "unique_inverse", "unique_all", "compress", "extract", "repeat", "bincount",
+          "delete", "insert", "trim_zeros", "histogram")),
+    (np.ndarray, ("nonzero", "compress", "repeat"))) for name in names if hasattr(owner, name)}
 
 
 def has_shape(array, shape):
