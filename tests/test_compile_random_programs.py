@@ -322,6 +322,8 @@ def explore(count, start=0):
             silent += not caught
             print(f"seed {seed}: {'SILENT ' if not caught else ''}{differences} {caught[:1]}",
                   flush=True)
+        if (seed - start + 1) % 100 == 0:
+            print(f"... {seed - start + 1} programs, {differed} differed", flush=True)
     print(f"{count} programs: {differed} differed ({silent} silently); "
           f"{replayed} replayed compiled, {fell_back} fell back to eager")
     return differed
