@@ -81,7 +81,7 @@ def main(argv=None):
             f"{args.copies} × {per_build:.2f} s / {cores} = {budget:.1f} s | {ratio:.2f}× | "
             f"≤ {TARGET:.1f}× | {'yes' if ratio <= TARGET else 'no'} |\n\n"
             f"Statuses of the copies: {', '.join(sorted(statuses))}. The grader's time includes "
-            "teachgrad's side of every check (computed once, while the first children run), "
+            "teachgrad's side of every check (computed once, while children run), "
             "one process a copy (Python, numpy and teachgrad started afresh) and the "
             "comparisons; check.build runs teachgrad's side again for every copy.\n")
     print(text)

@@ -1,12 +1,14 @@
 """Grade a class: every submission's checks in a sandbox, compared here with teachgrad.
 
 The children (:mod:`teachgrad.course.grade.sandbox`) run at most ``jobs`` at a time, driven by
-threads that only wait on them; meanwhile this process computes teachgrad's side of every check
-once. When a child's data is back, each check is judged by the same
-:func:`teachgrad.course.build.compare.run_check` as ``check.build`` — fed the student's decoded
-observations instead of a live package — so the lines are the ones students know.
+threads that only wait on them. When the first child's data is back, this process computes
+teachgrad's side of every check, once, while the other children run. Each check is then judged
+by the same :func:`teachgrad.course.build.compare.run_check` as ``check.build`` — fed the
+student's decoded observations instead of a live package — so the lines are the ones students
+know.
 """
 import concurrent.futures
+import functools
 import os
 import tempfile
 import warnings
@@ -176,7 +178,8 @@ def judge(check, expected, outcome, limits):
 
 
 def grade(student, attempt_made, checks, expected, limits):
-    """The :class:`Graded` of one student from the children's reports."""
+    """The :class:`Graded` of one student from the children's reports (`expected` gives
+    teachgrad's observations)."""
     if attempt_made.failure and not attempt_made.outcomes:
         line = WHOLE_PACKAGE.get(attempt_made.failure, WHOLE_PACKAGE["trouble"]).format(
             failure=attempt_made.failure, detail=attempt_made.detail)
@@ -186,7 +189,7 @@ def grade(student, attempt_made, checks, expected, limits):
                       attempt_made.confined)
     results = [judge(check, want, attempt_made.outcomes.get(number, {"ended": (
         attempt_made.failure or "crashed", attempt_made.detail), "not_run": True}), limits)
-               for number, (check, want) in enumerate(zip(checks, expected))]
+               for number, (check, want) in enumerate(zip(checks, expected()))]
     troubles = [r[3] for r in results if r[3]]
     if troubles:
         status = troubles[0]
@@ -211,7 +214,7 @@ def grade_class(folder, limits=None, jobs=None, shard=(1, 1), progress=None):
     with concurrent.futures.ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
         futures = {pool.submit(attempt, path, limits, child.digest(checks), len(checks)): student
                    for student, path in students}
-        expected = expected_observations(checks)
+        expected = functools.cache(lambda: expected_observations(checks))    # once, if needed
         graded = []
         for future in concurrent.futures.as_completed(futures):
             graded.append(grade(futures[future], future.result(), checks, expected, limits))
