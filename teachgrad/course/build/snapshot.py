@@ -20,7 +20,7 @@ from teachgrad.course.build.compare import Raised, as_numpy, is_tensor
 
 FOREIGN_PACKAGES = ("teachgrad", "torch")
 PLAIN = (bool, int, float, str, type(None))
-NUMBER_KINDS = "biufc"          # bool, int, unsigned, float, complex: arrays of anything else are opaque
+NUMBER_KINDS = "biufc"          # bool, int, unsigned, float, complex: nothing else is an array here
 REPR_LENGTH = 200
 
 

@@ -7,7 +7,8 @@ submission's temporary copy. In order, it
    and no writes outside the copy;
 2. loads the checks (they need teachgrad to prepare some inputs, such as lecture 09's data);
 3. hides teachgrad from the student: every ``teachgrad`` and ``torch`` module leaves
-   ``sys.modules`` and importing either fails for any code but teachgrad's own (:class:`ImportGuard`);
+   ``sys.modules``, and importing either fails for any code but teachgrad's own
+   (:class:`ImportGuard`);
 4. imports ``yourgrad`` from the copy, runs the checks from number ``start`` on, and writes one
    JSON line per check to the grader's pipe: what the check saw, encoded by
    :mod:`teachgrad.course.build.snapshot`. No verdict is formed here: the grader compares.

@@ -1,10 +1,10 @@
 """Limits a submission's process sets on itself before the student's code runs.
 
-Resource limits (CPU seconds a check, address space, file size, no core dumps) come from POSIX and hold
-everywhere the grader runs. Writes outside the submission's own copy are refused by Landlock,
-Linux's unprivileged sandbox (kernel 5.13 and later): once the process has restricted itself,
-no file outside the copy can be created, written, truncated, renamed or removed by it or by
-anything it starts — and where the kernel speaks Landlock ABI 4, no TCP connection either.
+Resource limits (CPU seconds a check, address space, file size, no core dumps) come from POSIX
+and hold everywhere the grader runs. Writes outside the submission's own copy are refused by
+Landlock, Linux's unprivileged sandbox (kernel 5.13 and later): once the process has restricted
+itself, no file outside the copy can be created, written, truncated, renamed or removed by it or
+by anything it starts — and where the kernel speaks Landlock ABI 4, no TCP connection either.
 Where Landlock is missing, :func:`restrict_writes` says so and the grader warns.
 """
 import ctypes
