@@ -4,7 +4,8 @@ Issue 31's target: grading 30 copies of the reference (``python -m teachgrad.cou
 each in its sandboxed process, over a pool of the machine's cores) takes at most about twice
 the time of 30 sequential ``check.build("10")`` runs divided by the number of cores. The
 sequential time is measured on ``--baseline-runs`` runs in this process and scaled to the
-number of copies. The result goes to its own section at the end of ``benchmarks/results.md``.
+number of copies. The result goes to ``benchmarks/grading_results.md`` (``python -m benchmarks``
+rewrites ``results.md`` whole, so the grader keeps a file of its own).
 """
 import argparse
 import contextlib
@@ -23,7 +24,7 @@ from teachgrad.course.grade import grading
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "solutions" / "yourgrad"
-RESULTS = Path(__file__).with_name("results.md")
+RESULTS = Path(__file__).with_name("grading_results.md")
 SECTION = "## Grading a class (issue 31)"
 TARGET = 2.0
 
@@ -48,13 +49,6 @@ def seconds_to_grade(copies, jobs):
         started = time.perf_counter()
         graded = grading.grade_class(folder, jobs=jobs)
         return time.perf_counter() - started, {g.status for g in graded}
-
-
-def record(text):
-    """Put `text` in results.md as its own last section, replacing an earlier one."""
-    old = RESULTS.read_text() if RESULTS.exists() else ""
-    kept = old.split(SECTION)[0].rstrip()
-    RESULTS.write_text((kept + "\n\n" if kept else "") + text)
 
 
 def main(argv=None):
@@ -85,7 +79,7 @@ def main(argv=None):
             "one process a copy (Python, numpy and teachgrad started afresh) and the "
             "comparisons; check.build runs teachgrad's side again for every copy.\n")
     print(text)
-    record(text)
+    RESULTS.write_text(text)
 
 
 if __name__ == "__main__":
