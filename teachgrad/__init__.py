@@ -88,6 +88,7 @@ from teachgrad.tensor import Size, Tensor
 from teachgrad import nn, optim, utils  # noqa: E402  (they build on everything above)
 from teachgrad import func  # noqa: E402  (torch.func: grad, vmap, jacfwd... on nn too)
 from teachgrad import amp, distributed, onnx  # noqa: E402  (import-time names programs use)
+from teachgrad.amp import autocast  # noqa: E402
 from teachgrad.nn.functional import (  # noqa: E402
     adaptive_avg_pool1d, adaptive_max_pool1d_with_indices as adaptive_max_pool1d, avg_pool1d,
     celu, celu_, conv1d, conv_transpose1d, conv_transpose2d, cosine_similarity, group_norm,
@@ -106,6 +107,11 @@ half, double, long, int, float = float16, float64, int64, int32, float32
 clip = clamp
 concat = concatenate = cat
 __version__ = "0.1.0"
+
+
+def is_autocast_enabled(device_type=None):
+    """False: teachgrad never runs a block in lower precision (see ``amp.autocast``)."""
+    return False
 
 
 def is_tensor(obj):

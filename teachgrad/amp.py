@@ -1,4 +1,4 @@
-"""``teachgrad.amp``: the gradient scaler of mixed-precision training.
+"""``teachgrad.amp``: mixed-precision training's gradient scaler and ``autocast``.
 
 ``GradScaler`` multiplies the loss by a large scale before ``backward`` (so that small
 float16 gradients do not flush to zero), divides the gradients by it again before the
@@ -7,6 +7,7 @@ scale, and doubles the scale after ``growth_interval`` clean steps. As in PyTorc
 default device is "cuda", which this machine lacks: the scaler then warns and disables
 itself, and ``scale`` returns the loss as it is and ``step`` just steps. On "cpu" it works.
 """
+import functools
 import warnings
 from collections import defaultdict
 
@@ -15,6 +16,38 @@ from teachgrad.autograd.grad_mode import no_grad
 from teachgrad.tensor import Tensor
 
 READY, UNSCALED, STEPPED = "ready", "unscaled", "stepped"
+
+
+class autocast:
+    """Run a block in lower precision. For "cuda", which this machine lacks, it warns and
+    does nothing, as PyTorch does; turned off (``enabled=False``) it does nothing; on the
+    CPU it is refused, since teachgrad has no bfloat16 kernels to run the block in."""
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if device_type == "cuda" and enabled:
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
+                          "autocast.", stacklevel=2)
+            enabled = False
+        if enabled:
+            raise NotImplementedError(f"teachgrad has no autocast on '{device_type}': it has "
+                                      "no lower-precision kernels (use enabled=False)")
+        self.device, self.fast_dtype, self._enabled = device_type, dtype, False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+    def __call__(self, function):
+        @functools.wraps(function)
+        def without_autocast(*args, **kwargs):
+            return function(*args, **kwargs)
+        return without_autocast
+
+
+def is_autocast_available(device_type):
+    return False
 
 
 class GradScaler:

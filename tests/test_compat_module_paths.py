@@ -159,3 +159,23 @@ def test_randint_with_only_high_and_a_size_keyword():
         return (t.randint(3, size=(6,)).tolist(), t.randint(2, 9, size=(3,)).tolist(),
                 t.randint(4, (2,)).tolist())
     run_both(program)
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: t.amp.autocast("cuda"), lambda t: t.autocast(device_type="cuda",
+                                                         dtype=t.float16),
+    lambda t: t.cuda.amp.autocast(), lambda t: t.cuda.amp.autocast(enabled=False),
+    lambda t: t.autocast("cpu", enabled=False),
+], ids=["amp-cuda", "autocast-cuda-half", "cuda.amp", "cuda.amp-off", "cpu-off"])
+def test_autocast_without_a_gpu_changes_nothing(make):
+    def program(t):
+        with make(t):
+            product = t.ones(2, 2) @ t.ones(2, 2)
+            enabled = t.is_autocast_enabled()
+        return str(product.dtype).split(".")[1], enabled, product.tolist()
+    assert run_both(program)[:2] == ("float32", False)
+
+
+def test_autocast_on_the_cpu_is_refused_rather_than_run_in_float32():
+    with pytest.raises(NotImplementedError, match="no autocast on 'cpu'"):
+        teachgrad.autocast("cpu", dtype=teachgrad.float16)

@@ -1,4 +1,5 @@
-"""``cuda.amp``: the old home of ``GradScaler``, deprecated in favour of ``teachgrad.amp``."""
+"""``cuda.amp``: the old home of ``GradScaler`` and ``autocast``, deprecated in favour of
+``teachgrad.amp``."""
 import warnings
 
 from teachgrad import amp
@@ -12,3 +13,11 @@ class GradScaler(amp.GradScaler):
                       stacklevel=2)
         super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
                          enabled)
+
+
+class autocast(amp.autocast):
+    def __init__(self, enabled=True, dtype=None, cache_enabled=True):
+        warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
+                      "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
