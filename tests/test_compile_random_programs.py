@@ -80,7 +80,7 @@ class Plan:
         self.loss = r.choice(["CrossEntropyLoss", "MSELoss", "L1Loss", "HuberLoss",
                               "SmoothL1Loss", "BCEWithLogitsLoss", "NLLLoss"])
         self.reduction = r.choice(["mean", "mean", "sum"])
-        self.optimizer = r.choice(["SGD"] * 6 + ["Adam", "AdamW", "RMSprop", "Adagrad"])
+        self.optimizer = r.choice(["SGD"] * 12 + ["Adam", "AdamW", "RMSprop", "Adagrad"])
         self.options = self._options(r)
         self.factor = r.choice(FACTORS[:-3] * 3 + FACTORS[-3:])
         self.aux = r.random() < 0.3
@@ -101,12 +101,15 @@ class Plan:
         return dict(lr=lr)
 
     def _change(self, r):
-        """What happens before a call: nothing, most often, or one or two changes."""
+        """What happens before a call: nothing, most often, or one or two changes; seldom,
+        a call under no_grad (which raises, and leaves the step eager for good)."""
+        if r.random() < 0.02:
+            return ["no_grad"]
         if r.random() < 0.5:
             return []
         return r.sample(["lr", "mode", "batch", "mask", "cfg", "flag", "slots", "deep",
-                         "members", "queue", "global", "non_contiguous", "alias", "swap",
-                         "no_grad"], r.choice([1, 2]))
+                         "members", "queue", "global", "non_contiguous", "alias", "swap"],
+                        r.choice([1, 2]))
 
     def source(self):
         aux_line = "loss = loss + aux.add_(1).sum() * 0.001" if self.aux else ""
