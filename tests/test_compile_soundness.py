@@ -450,6 +450,25 @@ def test_an_iterator_the_step_reads_runs_eagerly_with_a_warning():
     assert values == [0.0, 4.0, 8.0, 12.0]
 
 
+BUMPS = 0
+
+
+class Bumper:
+    """Reached only as the step runs (a class is not looked into before the trace)."""
+
+    def scale(self, x):
+        global BUMPS
+        BUMPS += 1
+        return x * BUMPS
+
+
+def test_python_state_a_method_changes_is_not_replayed_stale():
+    step = teachgrad.compile(lambda x: Bumper().scale(x))
+    with pytest.warns(UserWarning, match="changes Python state"):
+        values = [step(teachgrad.ones(1)).item() for _ in range(5)]
+    assert values == [BUMPS - 4.0, BUMPS - 3.0, BUMPS - 2.0, BUMPS - 1.0, BUMPS]
+
+
 def test_the_default_gelu_compiles():
     gelu = nn.GELU()
     step = assert_replays_or_warns(lambda x: gelu(x), [lambda: (teachgrad.linspace(-2, 2, 5),),

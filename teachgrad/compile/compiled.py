@@ -157,10 +157,8 @@ class CompiledFunction:
                 self._fall_back_later("the step changes Python state on every call")
             self._changed_state = True
             return result
-        if not snapshot.extend(code_read):
-            # The user's code that ran (a helper, a module's forward) reads tensors the
-            # guards did not know of: the next trace looks into them from the start.
-            return result
+        if not snapshot.covers(code_read):
+            return result                   # traced again, looking into it from the start
         self.cache.append((snapshot, compiled))
         self._changed_state = False         # (a new layer's first call may change it again)
         self.program, self.trace = compiled.program, compiled.trace

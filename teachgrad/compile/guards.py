@@ -96,18 +96,13 @@ class Snapshot:
         self.module_lengths, self.module_entries = self._modules_now()
         self._write_checks()
 
-    def extend(self, code_read):
-        """After a trace (that left the places found unchanged): look into what the user's
-        code seen running reads too. False if that finds a tensor, an array or a random
-        generator: the trace did not know to follow it, so it must run again."""
-        kept = len(self.tensors), len(self.arrays), len(self.generators), self.unguardable
+    def covers(self, code_read):
+        """After a trace: had the walk before it already looked into all that the user's
+        code seen running reads? If not (a helper, a method reached only as the step ran),
+        the step is traced again, its snapshot taken before the trace from the start."""
+        seen = len(self._seen)
         self._walk_code(code_read)
-        if (len(self.tensors), len(self.arrays), len(self.generators), self.unguardable) != kept:
-            return False
-        self.modules_filled = [d for d in self.module_dicts if d]
-        self.module_lengths, self.module_entries = self._modules_now()
-        self._write_checks()
-        return True
+        return len(self._seen) == seen and self.unguardable is None
 
     def _walk_code(self, code_read):
         try:
