@@ -450,6 +450,18 @@ def test_an_iterator_the_step_reads_runs_eagerly_with_a_warning():
     assert values == [0.0, 4.0, 8.0, 12.0]
 
 
+class Settings:
+    scale = 1.0
+
+
+def test_a_class_used_as_a_namespace_is_guarded(monkeypatch):
+    def call(scale):
+        monkeypatch.setattr(Settings, "scale", scale)
+        return (teachgrad.ones(3),)
+    assert_replays_or_warns(lambda x: (x * Settings.scale).sum(),
+                            [functools.partial(call, s) for s in (1.0, 1.0, 100.0, 100.0)])
+
+
 BUMPS = 0
 
 

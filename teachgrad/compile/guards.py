@@ -150,6 +150,8 @@ class Snapshot:
             self._walk_module(obj)
         elif isinstance(obj, Optimizer):
             self._walk(vars(obj))
+        elif isinstance(obj, type):
+            self._walk_class(obj)               # (a class of the user's, as a namespace)
         elif isinstance(obj, NOT_LOOKED_INTO):
             return
         elif isinstance(obj, types.FunctionType):
@@ -182,9 +184,8 @@ class Snapshot:
         """The attributes and methods of the user's classes among ``cls`` and its bases
         (a class attribute read through ``self``; the globals a method reads)."""
         for base in cls.__mro__:
-            module = sys.modules.get(base.__module__)
-            if ("class", id(base)) in self._seen or not is_user_file(
-                    getattr(module, "__file__", None) or "<built-in>"):
+            if ("class", id(base)) in self._seen or not _users_module(
+                    sys.modules.get(base.__module__)):
                 continue
             self._seen.add(("class", id(base)))
             self.dicts.append(base.__dict__)
@@ -523,6 +524,15 @@ def _global_names(code):
     return list(dict.fromkeys(names))
 
 
+def _users_module(module):
+    """Is ``module`` the user's: a script or notebook (``__main__``), or a file of theirs?"""
+    if module is None:
+        return False
+    if module.__name__ == "__main__":
+        return True
+    return is_user_file(getattr(module, "__file__", None) or "<built-in>")
+
+
 def _user_module_attributes(code, namespace):
     """``[(module, [attribute names])]``: the attributes ``code`` reads of the user's own
     modules (``config.lr``, where ``config`` is a global naming a module of the user's)."""
@@ -533,7 +543,7 @@ def _user_module_attributes(code, namespace):
                   else None)
         if (isinstance(module, types.ModuleType) and second.opname in ("LOAD_ATTR",
                                                                        "LOAD_METHOD")
-                and is_user_file(getattr(module, "__file__", None) or "<built-in>")
+                and _users_module(module)
                 and second.argval in vars(module)):
             found.setdefault(module, []).append(second.argval)
     for constant in code.co_consts:
