@@ -31,7 +31,9 @@ def test_rosenbrock_iterates_match_torch(line_search_fn, max_iter):
     expected = rosenbrock_run(torch, line_search_fn, max_iter)
     assert got[0] == expected[0] and got[3:] == expected[3:]
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-9)
-    np.testing.assert_allclose(got[2], expected[2], rtol=1e-9)
+    # the losses near the minimum (1e-10) are differences of nearly equal numbers, whose last
+    # bits follow the CPU's summation order in torch's float64 kernels: an absolute bound too
+    np.testing.assert_allclose(got[2], expected[2], rtol=1e-9, atol=1e-15)
 
 
 def network_run(t, line_search_fn):

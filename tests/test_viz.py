@@ -445,8 +445,9 @@ def test_every_drawing_renders_as_svg_that_parses_as_xml():
                     tv.draw_backward(torch.ones(2))):
         parses_as_svg(drawing)
         bundle = drawing._repr_mimebundle_()
-        assert set(bundle) == {"image/svg+xml", "text/plain"}
+        assert set(bundle) == {"image/svg+xml", "text/vnd.graphviz", "text/plain"}
         assert bundle["text/plain"] == str(drawing)
+        assert bundle["text/vnd.graphviz"] == drawing.source
 
 
 @needs_dot
