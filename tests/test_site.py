@@ -58,7 +58,9 @@ def write(path, html):
     path.write_text(f"<html><body>{html}</body></html>", encoding="utf-8")
 
 
-def test_the_link_check_finds_a_missing_page_and_a_missing_anchor(tmp_path):
+def test_the_link_check_finds_a_missing_page_and_a_missing_anchor(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path.parent)          # a relative folder, as `make site` gives it
+    tmp_path = Path(tmp_path.name)
     write(tmp_path / "index.html", '<a href="notebooks/a.html#goal">a</a>'
                                    '<a href="https://example.org/x.html">far</a>')
     write(tmp_path / "notebooks" / "a.html", '<h2 id="goal">Goal</h2><a href="#goal">up</a>'

@@ -199,7 +199,7 @@ def _read_links(page):
 def broken_links(html_dir):
     """Every internal link of the built site whose page or anchor does not exist, as
     ``"page.html: target"`` lines. Links to other sites are not followed."""
-    html_dir = Path(html_dir)
+    html_dir = Path(html_dir).resolve()      # the pages' keys and the links' targets alike
     pages = {page: _read_links(page) for page in html_dir.rglob("*.html")}
     broken = []
     for page, links in sorted(pages.items()):
