@@ -111,8 +111,9 @@ def wait_for_port(port, server, log, seconds=90):
     raise TimeoutError("JupyterLab did not start: " + log.read_text()[-2000:])
 
 
-@pytest.fixture(scope="module")
-def browser():
+def chromium(log_console=False):
+    """Headless Chromium at the course's window size, driven by selenium; with
+    ``log_console``, what pages print to the console can be read with ``get_log("browser")``."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -122,10 +123,19 @@ def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
                  f"--window-size={WINDOW[0]},{WINDOW[1]}"):
         options.add_argument(flag)
+    if log_console:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_window_size(*WINDOW)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = chromium()
     try:
         yield driver
     finally:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_course_in_browser import CHROMEDRIVER, CHROMIUM, WINDOW, wait_until
+from test_course_in_browser import chromium, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site" / "html"
@@ -47,18 +47,7 @@ def site():
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 f"--window-size={WINDOW[0]},{WINDOW[1]}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_window_size(*WINDOW)
+    driver = chromium(log_console=True)
     try:
         yield driver
     finally:
